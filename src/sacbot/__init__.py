@@ -1,0 +1,3 @@
+"""sacbot: a recurrent Soft Actor-Critic tank for Robocode Tank Royale."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from sacbot.cli.main import run
+
+run()

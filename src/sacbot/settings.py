@@ -1,0 +1,94 @@
+"""Settings from the environment: Tank Royale's own variables plus `SACBOT_*`.
+
+Tank Royale's booter passes SERVER_URL, SERVER_SECRET and BOT_* (see REFERENCE.md section 11); our own knobs
+are SACBOT_* variables. A bad value raises `UserError` naming the variable, never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal, TypeVar
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from sacbot.errors import UserError
+
+
+def _split_list(value: object) -> object:
+    # The booter joins lists with ", "; the official libraries split on \s*,\s*.
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+class TankRoyaleEnv(BaseSettings):
+    """The variables any Tank Royale bot reads (official libraries' names, no prefix)."""
+
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+
+    server_url: str = "ws://localhost:7654"
+    server_secret: str | None = None
+    bot_booted: bool = False
+    bot_name: str | None = None
+    bot_version: str | None = None
+    bot_authors: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    bot_description: str | None = None
+    bot_homepage: str | None = None
+    bot_country_codes: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    bot_game_types: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    bot_platform: str | None = None
+    bot_prog_lang: str | None = None
+    bot_initial_pos: str | None = None
+    team_id: int | None = None
+    team_name: str | None = None
+    team_version: str | None = None
+
+    _lists = field_validator("bot_authors", "bot_country_codes", "bot_game_types", mode="before")(_split_list)
+
+    @field_validator("server_url")
+    @classmethod
+    def _ws_url(cls, value: str) -> str:
+        if not value.startswith(("ws://", "wss://")):
+            raise ValueError("must start with ws:// or wss://")
+        return value
+
+
+class SacbotSettings(BaseSettings):
+    """sacbot's own knobs, each from a SACBOT_<NAME> variable."""
+
+    model_config = SettingsConfigDict(env_prefix="SACBOT_", extra="ignore", case_sensitive=False)
+
+    # Where weights, metrics and the round counter live; default: the bot directory's `weights/`.
+    weights_dir: Path | None = None
+    # An explicit checkpoint to start from (else the slot order: opponent best, global best, fresh).
+    checkpoint: Path | None = None
+    # The opponent key for the per-opponent best slot (a campaign passes it).
+    opponent: str | None = None
+    eval_mode: bool = False
+    # Another identity JSON, so one install can run under another name.
+    bot_json: Path | None = None
+    radar_mode: Literal["spin", "lock"] = "spin"
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    seed: int | None = None
+
+
+_S = TypeVar("_S", bound=BaseSettings)
+
+
+def _load(cls: type[_S]) -> _S:
+    try:
+        return cls()
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]) if err["loc"] else "?"
+        prefix = cls.model_config.get("env_prefix", "") or ""
+        raise UserError(f"bad setting {(prefix + field).upper()}: {err['msg']}", exit_code=2) from None
+
+
+def load_tank_royale_env() -> TankRoyaleEnv:
+    return _load(TankRoyaleEnv)
+
+
+def load_sacbot_settings() -> SacbotSettings:
+    return _load(SacbotSettings)
