@@ -13,3 +13,9 @@ app = typer.Typer(help="The embedded Tank Royale-compatible server.", no_args_is
 def serve() -> None:
     """Serve bots, observers and controllers."""
     raise NotBuiltYet("the arena server (issue: arena)")
+
+
+@app.command("run")
+def run() -> None:
+    """Start an embedded server, boot bot directories, play, print results."""
+    raise NotBuiltYet("the arena server (issue: arena)")
