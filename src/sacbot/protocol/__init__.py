@@ -1,0 +1,23 @@
+"""Tank Royale wire messages for every role (bot, observer, controller) and the one codec; no I/O.
+
+`from sacbot.protocol import TickEventForBot, BotIntent, encode, decode, ProtocolError`. One class per schema
+file in ../shared/tank-royale/schemas (PascalCase of the file name), snake_case attributes, the wire name of a
+message in its class attribute `type`. Constructors do not validate: our own producers (engine, policies)
+build objects directly at full speed; `decode` checks foreign input field by field.
+"""
+
+from sacbot.protocol import models
+from sacbot.protocol._convert import ProtocolError
+from sacbot.protocol.codec import decode, decode_as, encode, from_dict, from_dict_as, to_dict
+from sacbot.protocol.models import *  # noqa: F403
+
+__all__ = [
+    *models.__all__,
+    "ProtocolError",
+    "decode",
+    "decode_as",
+    "encode",
+    "from_dict",
+    "from_dict_as",
+    "to_dict",
+]
