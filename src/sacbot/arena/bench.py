@@ -1,0 +1,116 @@
+"""`sacbot bench arena`: turns per second of a 1v1 between two bot processes over WebSocket at TPS -1.
+
+The server runs on this process's loop with a controller connected (as in `sacbot arena run`); the two bots
+are `sacbot.arena.benchbot` processes. After a warm-up, the turn counter is read over a few fixed windows; the
+figures are medians over the windows. `server_us_per_turn` is the core's own time per turn (engine turn, tick
+views, encoding and writing); `process_cpu_us_per_turn` is all CPU of this process (server, sockets,
+controller) per turn; `bot_cpu_us_per_turn` is one bot process's CPU per turn. The machines are shared, so
+`cpu_bound_turns_per_s_2_cores` adds what two free cores could sustain at those CPU costs (an upper bound: it
+ignores the latency of the tick -> intent round trip).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from sacbot.arena.controller import Controller
+from sacbot.arena.core import ServerConfig
+from sacbot.arena.server import ArenaServer
+from sacbot.engine import game_setup_for
+
+
+async def _bench(windows: int, window_s: float, warmup_s: float, client: bool) -> dict[str, Any]:
+    server = ArenaServer(ServerConfig(tps=-1), port=0)
+    await server.start()
+    core = server.core
+    assert core is not None
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "sacbot.arena.benchbot", *(["--client"] if client else [])],
+            env=dict(os.environ, SERVER_URL=server.url, BOT_NAME=f"Bench{i}", BOT_VERSION="1.0"),
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        for i in range(2)
+    ]
+    try:
+        ctl = await Controller.connect(server.url)
+        bots = await ctl.wait_for_bots(["Bench0", "Bench1"], 30.0)
+        setup = game_setup_for("1v1", number_of_rounds=1_000_000)
+        game = asyncio.ensure_future(ctl.run_game(setup, bots))
+        await asyncio.sleep(warmup_s)
+        rates: list[float] = []
+        server_us: list[float] = []
+        cpu_us: list[float] = []
+        bot_us: list[float] = []
+        bound: list[float] = []
+        for _ in range(windows):
+            turns0, secs0 = core.stats.turns, core.stats.turn_seconds
+            wall0, cpu0, bots0 = time.perf_counter(), time.process_time(), _cpu_seconds(procs)
+            await asyncio.sleep(window_s)
+            turns = core.stats.turns - turns0
+            wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+            bots_cpu = _cpu_seconds(procs) - bots0
+            if turns:
+                rates.append(turns / wall)
+                server_us.append((core.stats.turn_seconds - secs0) / turns * 1e6)
+                cpu_us.append(cpu / turns * 1e6)
+                bot_us.append(bots_cpu / 2 / turns * 1e6)
+                # What two free cores could sustain: the server's CPU or half of everyone's, whichever binds.
+                bound.append(turns / max(cpu, (cpu + bots_cpu) / 2))
+        await ctl.stop_game()
+        try:
+            await asyncio.wait_for(game, 5)
+        except Exception:
+            pass
+        await ctl.close()
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        await server.stop()
+    if not rates:
+        return {"turns_per_s": 0.0, "server_us_per_turn": None, "process_cpu_us_per_turn": None, "windows": 0}
+    return {
+        "turns_per_s": round(statistics.median(rates), 1),
+        "server_us_per_turn": round(statistics.median(server_us), 1),
+        "process_cpu_us_per_turn": round(statistics.median(cpu_us), 1),
+        "bot_cpu_us_per_turn": round(statistics.median(bot_us), 1),
+        "cpu_bound_turns_per_s_2_cores": round(statistics.median(bound), 1),
+        "windows": len(rates),
+        "window_s": window_s,
+        "turns": core.stats.turns,
+        "rounds": core.stats.rounds,
+    }
+
+
+def _cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> float:
+    """User + system CPU of the bot processes so far (Linux /proc; 0 elsewhere)."""
+    total = 0.0
+    for p in procs:
+        try:
+            with open(f"/proc/{p.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def bench_arena(
+    windows: int = 3, window_s: float = 2.0, warmup_s: float = 1.5, client: bool = False
+) -> dict[str, Any]:
+    """`client=True` runs the bots on `sacbot.client` instead of the minimal frame-level bench bot."""
+    figures = asyncio.run(_bench(windows, window_s, warmup_s, client))
+    figures["bots"] = "sacbot.client" if client else "benchbot"
+    return figures
