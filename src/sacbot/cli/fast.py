@@ -2,18 +2,42 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
 
-from sacbot.errors import NotBuiltYet
-
 
 def train_fast(
     opponents: str = typer.Option("SpinBot", "--opponents", help="Comma-separated classic opponents."),
-    steps: int = typer.Option(100_000, "--steps"),
-    envs: int = typer.Option(8, "--envs"),
-    out: Path = typer.Option(..., "--out"),
+    steps: int = typer.Option(100_000, "--steps", min=1, help="Environment steps, summed over the arenas."),
+    envs: int = typer.Option(8, "--envs", min=1, help="Arenas stepped together (one batched actor call)."),
+    out: Path = typer.Option(..., "--out", help="Weights folder (created; resumed from its latest.zip)."),
+    seed: int = typer.Option(0, "--seed"),
+    updates_per_step: float = typer.Option(
+        1.0, "--updates-per-step", min=0.0, help="SAC updates per vector step (fractions carry over)."
+    ),
+    save_every: int = typer.Option(20_000, "--save-every", min=1, help="Environment steps between saves."),
+    workers: int = typer.Option(0, "--workers", min=0, help="Processes stepping the arenas (0: this one)."),
 ) -> None:
     """Train the SAC-GRU in-process against classic opponents, much faster than real time."""
-    raise NotBuiltYet("the Gymnasium environment (issue: fast in-process training)")
+    from sacbot.env.train import train_fast as run
+
+    summary = run(
+        opponents,
+        out,
+        steps=steps,
+        envs=envs,
+        seed=seed,
+        updates_per_step=updates_per_step,
+        save_every=save_every,
+        workers=workers,
+        log=lambda line: print(f"sacbot train-fast: {line}", file=sys.stderr, flush=True),
+    )
+    rate = (summary.env_steps and summary.env_steps / max(summary.seconds, 1e-9)) or 0.0
+    typer.echo(
+        f"trained {summary.env_steps} env steps, {summary.updates} updates, {summary.rounds} rounds "
+        f"in {summary.seconds:.1f} s ({rate:,.0f} steps/s incl. updates); weights in {summary.out}"
+    )
+    for name, share in summary.score_share.items():
+        typer.echo(f"  {name}: score share {share:.3f} over the last rounds, {summary.wins[name]} rounds won")

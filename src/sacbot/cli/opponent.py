@@ -2,11 +2,35 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
-from sacbot.errors import NotBuiltYet
+_NAMES_HELP = "Corners, Crazy, Fire, MyFirstBot, RamFire, SpinBot, Target, TrackFire, VelociBot or Walls."
 
 
-def opponent(name: str = typer.Argument(..., help="Corners, Crazy, Fire, MyFirstBot, RamFire, ...")) -> None:
-    """Run a classic opponent against the server at SERVER_URL."""
-    raise NotBuiltYet("the classic opponents (issue: classic opponents)")
+def opponent(
+    name: str = typer.Argument(..., help=_NAMES_HELP),
+    bot_json: Path | None = typer.Option(
+        None, "--bot-json", help="Identity file (<Name>.json); else BOT_* variables; else the built-in name."
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the opponent's own randomness."),
+) -> None:
+    """Run a classic opponent against the server at SERVER_URL (secret SERVER_SECRET) for one game."""
+    from sacbot.client import BotIdentity, resolve_identity, run_bot
+    from sacbot.opponents import opponent_class
+    from sacbot.settings import load_tank_royale_env
+
+    cls = opponent_class(name)  # an unknown name: one line, exit 2
+    env = load_tank_royale_env()
+    if bot_json is not None or (env.bot_name and env.bot_version and env.bot_authors):
+        identity = resolve_identity(json_path=bot_json)
+    else:
+        identity = BotIdentity(
+            name=cls.name,
+            version="1.0.0",
+            authors=["sacbot"],
+            description=f"sacbot's classic opponent {cls.name}",
+            game_types=["classic", "1v1", "melee", "custom"],
+        )
+    run_bot(cls(seed), identity, env.server_url, env.server_secret)

@@ -1,0 +1,249 @@
+"""`sacbot train-fast`: the SAC-GRU trained in-process against classic opponents, N arenas at a time.
+
+The same trainer (`sacbot.agent.trainer.SacTrainer`, the configuration `sacbot play` uses) and the same
+checkpoint format and weights-folder layout as `sacbot play`, so `play`, `eval` and campaigns load the result:
+
+- `latest.zip`: the full training state, saved every `save_every` steps and at the end; a later run with the
+  same `--out` resumes from it (counters, replay-free: the replay starts empty).
+- `opponents/<Opponent>.zip`: offered to the best gate with the score share (own / (own + enemy) round scores,
+  exact from the engine) of the last `best_window` rounds against that opponent; `best.zip` the same over all
+  opponents. The score kind is `fast_score_share_last_<n>`, so a real-game score (`sacbot play`'s kind) never
+  competes with it: the gate replaces a slot holding another kind.
+- `rounds.jsonl` (one line per round), `training_metrics.jsonl` (one line per save), `round_counter.json`.
+
+Per vector step: one batched actor call (numpy `FastActor.step_batch`, stochastic) for all arenas, then the
+arenas step; every finished round goes into the sequence replay whole (`add_round`), and `updates_per_step`
+SAC updates run (on average; fractions carry over) once the replay holds a window. One SAC update costs far
+more than a vector step on a CPU, so `updates_per_step` sets the speed; torch runs on one thread by default.
+The acting weights follow the trainer every `sync_every` updates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sacbot.env.arena_env import parse_opponents
+from sacbot.env.vector import VecTankRoyaleEnv
+from sacbot.errors import UserError
+
+
+@dataclass
+class _RoundBuffer:
+    """One arena's open round: obs o_1..o_t, and per step the action, reward and hidden state acted from."""
+
+    obs: list[np.ndarray] = field(default_factory=list)
+    actions: list[np.ndarray] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+    hidden: list[np.ndarray] = field(default_factory=list)
+
+
+@dataclass
+class FastTrainingSummary:
+    env_steps: int
+    updates: int
+    rounds: int
+    seconds: float
+    out: Path
+    score_share: dict[str, float]
+    wins: dict[str, int]
+
+
+def _append_jsonl(path: Path, obj: dict[str, Any]) -> None:
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(obj, separators=(",", ":")) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _share(window: deque[tuple[float, float]]) -> float:
+    own = sum(o for o, _ in window)
+    total = own + sum(e for _, e in window)
+    return 0.5 if total <= 0 else own / total
+
+
+def train_fast(
+    opponents: str | Sequence[str],
+    out: str | os.PathLike[str],
+    *,
+    steps: int = 100_000,
+    envs: int = 8,
+    seed: int = 0,
+    updates_per_step: float = 1.0,
+    warmup_steps: int = 2_000,
+    save_every: int = 20_000,
+    sync_every: int = 50,
+    best_window: int = 10,
+    device: str = "auto",
+    max_turns: int | None = 5_000,
+    torch_threads: int | None = 1,
+    workers: int = 0,
+    log: Callable[[str], None] | None = None,
+) -> FastTrainingSummary:
+    """Train for `steps` environment steps (summed over the arenas) and write checkpoints into `out`."""
+    names = parse_opponents(opponents)  # bad input fails before torch is even imported
+    from sacbot.agent.inference import FastActor
+    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.checkpoint import (
+        CheckpointMeta,
+        atomic_write_json,
+        best_path,
+        latest_path,
+        offer_best,
+        opponent_best_path,
+        restore_trainer,
+        save_checkpoint,
+    )
+    from sacbot.checkpoint.slots import ROUND_COUNTER, ROUNDS, TRAINING_METRICS
+
+    if steps < 1 or envs < 1 or updates_per_step < 0:
+        raise UserError("--steps and --envs must be at least 1, --updates-per-step at least 0", exit_code=2)
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} exists and is not a folder", exit_code=2)
+    out.mkdir(parents=True, exist_ok=True)
+    say = log or (lambda line: None)
+
+    # The arenas first: worker processes are forked before torch starts any thread.
+    vec = VecTankRoyaleEnv(envs, names, max_turns=max_turns, workers=workers)
+    trainer = SacTrainer(TrainerConfig(device=device, seed=seed))
+    if latest_path(out).is_file():
+        restore_trainer(latest_path(out), trainer)
+        say(f"resumed from {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
+    rounds_total = 0
+    counter = out / ROUND_COUNTER
+    if counter.is_file():
+        try:
+            rounds_total = int(json.loads(counter.read_text())["rounds"])
+        except (ValueError, KeyError, TypeError):
+            rounds_total = 0
+    if torch_threads:
+        import torch
+
+        torch.set_num_threads(torch_threads)  # small CPU machines: one thread beats two fighting (DESIGN.md)
+    sizes = trainer.config.sizes
+    actor = FastActor(trainer.actor_arrays(), sizes, seed=seed)
+    obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
+    hidden = np.zeros((envs, actor.hidden_dim), np.float32)
+    buffers = [_RoundBuffer(obs=[obs[i].copy()]) for i in range(envs)]
+    windows: dict[str, deque[tuple[float, float]]] = {n: deque(maxlen=best_window) for n in names}
+    overall: deque[tuple[float, float]] = deque(maxlen=best_window)
+    wins = dict.fromkeys(names, 0)
+    started = time.perf_counter()
+    start_steps = trainer.env_steps
+    last_sync = trainer.updates
+    last_metrics: dict[str, float] = {}
+    next_save = start_steps + save_every
+    owed = 0.0  # fractional updates carried between vector steps
+    saved_at = -1
+
+    def save() -> None:
+        arrays = trainer.state_arrays()
+        meta = CheckpointMeta(
+            env_steps=trainer.env_steps,
+            updates=trainer.updates,
+            network_sizes=trainer.network_sizes(),
+            extra={"round_total": rounds_total, "written_by": "sacbot train-fast", "opponents": list(names)},
+        )
+        save_checkpoint(latest_path(out), arrays, meta)
+        kind = f"fast_score_share_last_{best_window}"
+        for name, window in windows.items():
+            if len(window) >= best_window:
+                named = dataclasses.replace(meta, opponent=name)
+                offer_best(opponent_best_path(out, name), arrays, named, _share(window), kind)
+        if len(overall) >= best_window:
+            offer_best(best_path(out), arrays, meta, _share(overall), kind)
+        _append_jsonl(
+            out / TRAINING_METRICS,
+            {**last_metrics, "time": time.time(), "env_steps": trainer.env_steps, "updates": trainer.updates,
+             "written_by": "sacbot train-fast"},
+        )  # fmt: skip
+        atomic_write_json(counter, {"rounds": rounds_total, "time": time.time()})
+        say(f"saved {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
+
+    try:
+        while trainer.env_steps - start_steps < steps:
+            actions, new_hidden = actor.step_batch(obs, hidden, deterministic=False)
+            next_obs, rewards, terminated, truncated, infos = vec.step(actions)
+            for i, buf in enumerate(buffers):
+                buf.actions.append(actions[i])
+                buf.rewards.append(float(rewards[i]))
+                buf.hidden.append(hidden[i])
+                if terminated[i] or truncated[i]:
+                    buf.obs.append(np.asarray(infos["final_obs"][i], np.float32))
+                    result = infos["final_info"][i]["round_result"]
+                    rounds_total += 1
+                    _store_round(trainer.replay, buf, bool(terminated[i]))
+                    if terminated[i]:
+                        pair = (float(result["score"]), float(result["opponent_score"]))
+                        windows[result["opponent"]].append(pair)
+                        overall.append(pair)
+                        wins[result["opponent"]] += result["outcome"] == "won"
+                    _append_jsonl(
+                        out / ROUNDS,
+                        {"time": time.time(), "round_total": rounds_total, "written_by": "sacbot train-fast",
+                         "reward_sum": round(sum(buf.rewards), 6), **result},
+                    )  # fmt: skip
+                    buffers[i] = _RoundBuffer(obs=[next_obs[i].copy()])
+                    new_hidden[i] = 0.0
+                else:
+                    buf.obs.append(next_obs[i].copy())
+            obs, hidden = next_obs, new_hidden
+            trainer.env_steps += envs
+            if trainer.env_steps - start_steps >= warmup_steps:
+                owed += updates_per_step
+                while owed >= 1.0:
+                    owed -= 1.0
+                    metrics = trainer.train_step()
+                    if metrics is None:
+                        owed = 0.0
+                        break
+                    last_metrics = metrics
+                if trainer.updates - last_sync >= sync_every:
+                    actor = FastActor(trainer.actor_arrays(), sizes, seed=seed + trainer.updates)
+                    last_sync = trainer.updates
+            if trainer.env_steps >= next_save:
+                save()
+                saved_at = trainer.env_steps
+                next_save += save_every
+    finally:
+        vec.close()
+    if saved_at != trainer.env_steps:
+        save()
+    return FastTrainingSummary(
+        env_steps=trainer.env_steps,
+        updates=trainer.updates,
+        rounds=rounds_total,
+        seconds=time.perf_counter() - started,
+        out=out,
+        score_share={n: round(_share(w), 4) for n, w in windows.items() if w},
+        wins=wins,
+    )
+
+
+def _store_round(replay: Any, buf: _RoundBuffer, terminated: bool) -> None:
+    """A finished (or truncated) round into the sequence replay, whole."""
+    t = len(buf.actions)
+    if t == 0 or t > replay.capacity:
+        return
+    done = np.zeros(t, np.float32)
+    done[-1] = 1.0 if terminated else 0.0
+    replay.add_round(
+        np.stack(buf.obs),
+        np.stack(buf.actions).astype(np.float32),
+        np.asarray(buf.rewards, np.float32),
+        done,
+        np.stack(buf.hidden),
+    )
+
+
+__all__ = ["FastTrainingSummary", "train_fast"]

@@ -1,0 +1,155 @@
+"""`VecTankRoyaleEnv`: N in-process arenas stepped together, for one batched actor call per step.
+
+A Gymnasium `VectorEnv` with same-step autoreset: when arena i ends its round, `step` returns the first
+observation of its next round in row i and puts the finished round's last observation and info under
+`infos["final_obs"][i]` / `infos["final_info"][i]` (masks `_final_obs`, `_final_info`), as Gymnasium's
+`AutoresetMode.SAME_STEP` does. Arena i plays opponent `opponents[i % len(opponents)]`, so a list of opponents
+is spread evenly. Per step it allocates only the returned arrays; infos stay empty until a round ends.
+
+`workers=0` steps every arena in this process; `workers=k` spreads them over k worker processes
+(`sacbot.env.workers`), for machines with more than one core. The results are the same either way: each arena
+is the same `TankRoyaleEnv` with the same seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from sacbot.agent.features import STATE_DIM, RadarMode
+from sacbot.env.arena_env import TankRoyaleEnv, parse_opponents
+from sacbot.env.workers import WorkerPool
+from sacbot.errors import UserError
+
+
+class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
+    """`num_envs` arenas, each a `TankRoyaleEnv` against one of `opponents` (round-robin over the arenas)."""
+
+    metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    pool: WorkerPool | None
+
+    def __init__(
+        self,
+        num_envs: int = 8,
+        opponents: str | Sequence[str] = "SpinBot",
+        *,
+        game_type: str = "1v1",
+        rounds_per_game: int = 10,
+        radar_mode: RadarMode = "spin",
+        max_turns: int | None = None,
+        workers: int = 0,
+    ) -> None:
+        if num_envs < 1:
+            raise UserError(f"need at least one environment, not {num_envs}", exit_code=2)
+        if workers < 0:
+            raise UserError(f"workers must be 0 (in-process) or more, not {workers}", exit_code=2)
+        names = parse_opponents(opponents)
+        kwargs: list[dict[str, Any]] = [
+            {
+                "opponent": names[i % len(names)],
+                "game_type": game_type,
+                "rounds_per_game": rounds_per_game,
+                "radar_mode": radar_mode,
+                "max_turns": max_turns,
+            }
+            for i in range(num_envs)
+        ]
+        first = TankRoyaleEnv(**kwargs[0])  # checks the arguments here, before any worker starts
+        self.envs = [first] + [TankRoyaleEnv(**kw) for kw in kwargs[1:]] if workers == 0 else []
+        self.pool: WorkerPool | None = WorkerPool(kwargs, workers) if workers > 0 else None
+        self.num_envs = num_envs
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.opponent_names = [kw["opponent"] for kw in kwargs]
+
+    def reset(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is None or isinstance(seed, int):
+            seeds = [None if seed is None else seed + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
+        if self.pool is not None:
+            self.pool.reset(seeds)
+            return self.pool.arrays.obs.copy(), {}
+        obs = np.empty((self.num_envs, STATE_DIM), np.float32)
+        for i, (env, s) in enumerate(zip(self.envs, seeds, strict=True)):
+            obs[i], _ = env.reset(seed=s)
+        return obs, {}
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        n = self.num_envs
+        actions = np.asarray(actions, dtype=np.float32).reshape(n, -1)
+        if self.pool is not None:
+            return self._step_workers(actions)
+        obs = np.empty((n, STATE_DIM), np.float32)
+        rewards = np.empty(n, np.float64)
+        terminated = np.zeros(n, np.bool_)
+        truncated = np.zeros(n, np.bool_)
+        infos: dict[str, Any] = {}
+        for i, env in enumerate(self.envs):
+            o, r, term, trunc, info = env.step(actions[i])
+            rewards[i] = r
+            if term or trunc:
+                terminated[i], truncated[i] = term, trunc
+                if not infos:
+                    infos = {
+                        "final_obs": np.full(n, None, object),
+                        "_final_obs": np.zeros(n, np.bool_),
+                        "final_info": np.full(n, None, object),
+                        "_final_info": np.zeros(n, np.bool_),
+                    }
+                infos["final_obs"][i], infos["_final_obs"][i] = o, True
+                infos["final_info"][i], infos["_final_info"][i] = info, True
+                o, _ = env.reset()
+            obs[i] = o
+        return obs, rewards, terminated, truncated, infos
+
+    def _step_workers(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        pool = self.pool
+        assert pool is not None
+        shared = pool.arrays
+        shared.actions[:] = actions
+        finished = pool.step()
+        infos: dict[str, Any] = {}
+        if finished:
+            n = self.num_envs
+            infos = {
+                "final_obs": np.full(n, None, object),
+                "_final_obs": np.zeros(n, np.bool_),
+                "final_info": np.full(n, None, object),
+                "_final_info": np.zeros(n, np.bool_),
+            }
+            for i, o, info in finished:
+                infos["final_obs"][i], infos["_final_obs"][i] = o, True
+                infos["final_info"][i], infos["_final_info"][i] = info, True
+        done = shared.done.astype(np.bool_)
+        return shared.obs.copy(), shared.rewards.copy(), done[:, 0], done[:, 1], infos
+
+    def worker_cpu_seconds(self) -> float:
+        """CPU seconds used so far by the worker processes (0 when stepping in-process)."""
+        return self.pool.cpu_seconds() if self.pool is not None else 0.0
+
+    def close_extras(self, **kwargs: Any) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+        for env in self.envs:
+            env.close()
+
+
+def make_vec_env(num_envs: int, opponents: str | Sequence[str], **kwargs: Any) -> VecTankRoyaleEnv:
+    return VecTankRoyaleEnv(num_envs, opponents, **kwargs)

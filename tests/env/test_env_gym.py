@@ -1,0 +1,173 @@
+"""The Gymnasium environment over the engine: API conformance, episodes = rounds, determinism, vector form."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import sacbot.env
+from sacbot.env import ENV_ID, TankRoyaleEnv, VecTankRoyaleEnv
+from sacbot.errors import UserError
+
+
+def play_round(
+    env: TankRoyaleEnv, seed: int, action_seed: int = 0
+) -> tuple[list[np.ndarray], list[float], dict]:
+    rng = np.random.default_rng(action_seed)
+    obs, _ = env.reset(seed=seed)
+    observations, rewards = [obs], []
+    while True:
+        obs, r, terminated, truncated, info = env.step(rng.uniform(-1, 1, 4).astype(np.float32))
+        observations.append(obs)
+        rewards.append(r)
+        if terminated or truncated:
+            return observations, rewards, info
+
+
+def test_passes_gymnasiums_env_checker() -> None:
+    check_env(TankRoyaleEnv("SpinBot"), skip_render_check=True)
+
+
+def test_registered_id_makes_the_env_with_its_spaces() -> None:
+    env = gymnasium.make(ENV_ID, opponent="Walls")
+    assert env.observation_space == gymnasium.spaces.Box(-1.0, 1.0, (17,), np.float32)
+    assert env.action_space == gymnasium.spaces.Box(-1.0, 1.0, (4,), np.float32)
+    obs, info = env.reset(seed=3)
+    assert obs.shape == (17,) and obs.dtype == np.float32
+    assert info["opponent"] == "Walls"
+    obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    assert env.observation_space.contains(obs)
+    assert isinstance(reward, float)
+    env.close()
+
+
+def test_an_episode_is_a_round_with_its_result_and_events_in_info() -> None:
+    env = TankRoyaleEnv("SpinBot")
+    observations, rewards, info = play_round(env, seed=1)
+    result = info["round_result"]
+    assert result["outcome"] in ("won", "lost", "draw")
+    assert result["turns"] == len(rewards) + 1  # turn 1 is the reset; each step plays one more turn
+    assert result["opponent"] == "SpinBot"
+    assert all(((-1.0 <= o) & (o <= 1.0)).all() for o in observations)
+    assert isinstance(info["events"], list)
+    # The last reward carries the round's outcome (+20 won, -10 lost, as in `sacbot play`).
+    assert (rewards[-1] >= 20.0 - 40) if result["outcome"] == "won" else rewards[-1] <= 0.0
+    # The next reset starts the next round of the same game.
+    _, info2 = env.reset()
+    assert info2["round"] == result["round"] + 1
+
+
+def test_events_reach_the_agent_through_info() -> None:
+    env = TankRoyaleEnv("SpinBot")
+    env.reset(seed=2)
+    seen: set[str] = set()
+    for _ in range(400):
+        _, _, terminated, truncated, info = env.step(np.array([0.0, 0.0, 0.0, 1.0], np.float32))
+        seen.update(e.type for e in info["events"])
+        if terminated or truncated:
+            break
+    assert "BulletFiredEvent" in seen  # our own shots (full power whenever the gun is cool)
+    assert "ScannedBotEvent" in seen  # the spinning radar
+
+
+def test_same_seed_and_actions_give_the_same_round() -> None:
+    a = play_round(TankRoyaleEnv("Crazy"), seed=5, action_seed=9)
+    b = play_round(TankRoyaleEnv("Crazy"), seed=5, action_seed=9)
+    assert len(a[0]) == len(b[0])
+    assert all(np.array_equal(x, y) for x, y in zip(a[0], b[0], strict=True))
+    assert a[1] == b[1]
+    c = play_round(TankRoyaleEnv("Crazy"), seed=6, action_seed=9)
+    assert not np.array_equal(a[0][0], c[0][0])
+
+
+def test_max_turns_truncates_and_the_next_reset_starts_a_fresh_game() -> None:
+    env = TankRoyaleEnv("Target", max_turns=20)
+    env.reset(seed=1)
+    for _ in range(18):
+        _, _, terminated, truncated, _ = env.step(np.zeros(4, np.float32))
+        assert not (terminated or truncated)
+    _, _, terminated, truncated, info = env.step(np.zeros(4, np.float32))
+    assert truncated and not terminated
+    assert info["round_result"]["outcome"] == "truncated"
+    _, info = env.reset()
+    assert info["round"] == 1
+
+
+def test_bad_arguments_are_user_errors() -> None:
+    with pytest.raises(UserError):
+        TankRoyaleEnv("NoSuchBot")
+    with pytest.raises(UserError):
+        TankRoyaleEnv("SpinBot", radar_mode="sideways")  # type: ignore[arg-type]
+    with pytest.raises(UserError):
+        VecTankRoyaleEnv(0, "SpinBot")
+
+
+def test_several_opponents_are_drawn_per_game() -> None:
+    env = TankRoyaleEnv("SpinBot,Walls", rounds_per_game=1)
+    drawn = {env.reset(seed=s)[1]["opponent"] for s in range(12)}
+    assert drawn == {"SpinBot", "Walls"}
+
+
+def test_vector_env_steps_arenas_like_the_single_env_and_autoresets() -> None:
+    n = 4
+    vec = VecTankRoyaleEnv(n, "SpinBot,Walls")
+    assert vec.opponent_names == ["SpinBot", "Walls", "SpinBot", "Walls"]
+    singles = [TankRoyaleEnv(name) for name in vec.opponent_names]
+    obs, _ = vec.reset(seed=10)
+    assert obs.shape == (n, 17) and obs.dtype == np.float32
+    for i, env in enumerate(singles):
+        np.testing.assert_array_equal(obs[i], env.reset(seed=10 + i)[0])
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(3000):
+        actions = rng.uniform(-1, 1, (n, 4)).astype(np.float32)
+        obs, rewards, terminated, truncated, infos = vec.step(actions)
+        for i, env in enumerate(singles):
+            o, r, term, trunc, info = env.step(actions[i])
+            assert r == rewards[i] and term == terminated[i] and trunc == truncated[i]
+            if term or trunc:
+                finished += 1
+                assert infos["_final_obs"][i]
+                np.testing.assert_array_equal(infos["final_obs"][i], o)
+                assert infos["final_info"][i]["round_result"] == info["round_result"]
+                o, _ = env.reset()
+            np.testing.assert_array_equal(obs[i], o)
+        if finished >= 2:
+            break
+    assert finished >= 2
+
+
+def test_make_vec_uses_the_vector_entry_point() -> None:
+    vec = gymnasium.make_vec(ENV_ID, num_envs=3, vectorization_mode="vector_entry_point", opponents="Target")
+    obs, _ = vec.reset(seed=0)
+    assert obs.shape == (3, 17)
+    assert isinstance(vec.unwrapped, sacbot.env.VecTankRoyaleEnv)
+    vec.close()
+
+
+def test_worker_processes_give_the_same_results_as_in_process() -> None:
+    rng = np.random.default_rng(3)
+    actions = rng.uniform(-1, 1, (400, 4, 4)).astype(np.float32)
+    runs = []
+    for workers in (0, 2):
+        vec = VecTankRoyaleEnv(4, "SpinBot,Crazy", workers=workers)
+        obs, _ = vec.reset(seed=7)
+        trace = [obs]
+        ends = []
+        for batch in actions:
+            obs, rewards, terminated, truncated, infos = vec.step(batch)
+            trace += [obs, rewards, terminated]
+            if infos:
+                ends.append(
+                    [
+                        (i, infos["final_info"][i]["round_result"])
+                        for i in np.flatnonzero(infos["_final_info"])
+                    ]
+                )
+        vec.close()
+        runs.append((trace, ends))
+    (a, ends_a), (b, ends_b) = runs
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert ends_a == ends_b and ends_a  # at least one round ended (and autoreset) on both sides
