@@ -1,0 +1,106 @@
+"""Benchmarks of the learning core (`sacbot bench inference|trainer`): they measure and return figures."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from sacbot.agent.trainer import SacTrainer
+
+
+def _synthetic_rounds(trainer: SacTrainer, rounds: int = 8, length: int = 400, seed: int = 0) -> None:
+    """Fill the replay with random rounds of the configured shapes (the bench measures compute, not data)."""
+    sz = trainer.config.sizes
+    rng = np.random.default_rng(seed)
+    for _ in range(rounds):
+        done = np.zeros(length, np.float32)
+        done[-1] = 1.0
+        trainer.replay.add_round(
+            rng.uniform(-1, 1, (length + 1, sz.state_dim)).astype(np.float32),
+            rng.uniform(-1, 1, (length, sz.action_dim)).astype(np.float32),
+            rng.standard_normal(length).astype(np.float32),
+            done,
+            np.tanh(rng.standard_normal((length, sz.hidden))).astype(np.float32),
+        )
+
+
+def bench_trainer(
+    batch: int = 64, threads: int = 1, seconds: float = 10.0, device: str = "cpu"
+) -> dict[str, object]:
+    """SAC-GRU update passes per wall-clock second at the default sizes (after two warm-up passes)."""
+    import torch
+
+    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+
+    torch.set_num_threads(threads)
+    trainer = SacTrainer(TrainerConfig(batch_size=batch, device=device, replay_capacity=8 * 400))
+    _synthetic_rounds(trainer)
+    for _ in range(2):
+        trainer.train_step()
+    if trainer.device.type == "cuda":
+        torch.cuda.synchronize()
+    n = 0
+    cpu0 = time.thread_time()
+    t0 = time.perf_counter()
+    while True:
+        trainer.train_step()  # each pass ends in one host sync (its metrics), so the clock is honest on cuda
+        n += 1
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            break
+    cpu = time.thread_time() - cpu0
+    return {
+        "updates_per_s": round(n / elapsed, 2),
+        "batch": batch,
+        "threads": threads,
+        "device": str(trainer.device),
+        "updates": n,
+        "updates_per_cpu_s": round(n / cpu, 2) if cpu > 0 else None,
+    }
+
+
+def _percentiles(samples: list[float]) -> tuple[float, float]:
+    a = np.asarray(samples) * 1e6
+    return round(float(np.percentile(a, 50)), 2), round(float(np.percentile(a, 99)), 2)
+
+
+def bench_inference(steps: int = 20000, seed: int = 0) -> dict[str, float]:
+    """One actor step at batch 1: numpy fast path against the torch actor (no autograd), in microseconds."""
+    import torch
+
+    from sacbot.agent.inference import FastActor
+    from sacbot.agent.networks import Actor, NetworkSizes
+
+    torch.set_num_threads(1)
+    sizes = NetworkSizes()
+    torch.manual_seed(seed)
+    actor = Actor(sizes).eval()
+    arrays = {f"actor.{k}": v.detach().numpy().copy() for k, v in actor.named_parameters()}
+    fast = FastActor(arrays, sizes, seed=seed)
+    rng = np.random.default_rng(seed)
+    states = rng.uniform(-1, 1, (256, sizes.state_dim)).astype(np.float32)
+    clock = time.perf_counter
+    h = fast.initial_hidden()
+    fast_t: list[float] = []
+    for i in range(steps):
+        s = states[i & 255]
+        t0 = clock()
+        _, h = fast.step(s, h)
+        fast_t.append(clock() - t0)
+    torch_t: list[float] = []
+    th = actor.initial_hidden(1)
+    ts = torch.from_numpy(states).unsqueeze(1)
+    with torch.inference_mode():
+        for i in range(steps):
+            s_t = ts[i & 255 : (i & 255) + 1]
+            t0 = clock()
+            mu, _, out = actor(s_t, th)
+            torch.tanh(mu)
+            th = out[:, -1]
+            torch_t.append(clock() - t0)
+    f50, f99 = _percentiles(fast_t[100:])
+    t50, t99 = _percentiles(torch_t[100:])
+    return {"fast_p50_us": f50, "fast_p99_us": f99, "torch_p50_us": t50, "torch_p99_us": t99}

@@ -1,0 +1,260 @@
+"""State, action and reward of the learner: pure functions on protocol objects plus a small per-round memory.
+
+This is the one code path of `sacbot play` and of the Gymnasium environment. It reads `TickEventForBot`
+objects duck-typed (attributes `bot_state.x`, `events[i].type`, ...), so anything shaped like them works.
+
+State S_t (17 float32, every entry in [-1, 1]; angles wrapped to [-180, 180) degrees and divided by 180):
+   0 X / width              1 Y / height              2 body heading          3 speed / 8
+   4 gun heading            5 radar heading           6 gun heat / 3          7 energy / 100
+   8 north wall (H-Y)/H     9 south wall Y/H         10 east wall (W-X)/W    11 west wall X/W
+  12 enemy distance / arena diagonal                 13 enemy bearing relative to our body heading
+  14 enemy heading         15 enemy speed / 8        16 enemy energy / 100
+The enemy entries describe the last seen enemy: its remembered position, seen from where we are now (so
+distance and bearing follow our own motion), and the heading, speed and energy of its last scan. In a melee
+the nearest bot scanned in a turn becomes the remembered one.
+Before the first scan of a round (and after the remembered enemy dies) the enemy entries are
+UNSEEN_ENEMY = distance 1 (as far as the arena allows), bearing 0, heading 0, speed 0, energy 1: a full-energy
+bot somewhere far away: values a seen enemy rarely takes together, and they carry no false direction.
+
+Action a in [-1, 1]^4 -> a complete BotIntent: turn rate a0*10, target speed a1*8, gun turn rate a2*20 (deg
+and units per turn), firepower ReLU(a3)*3, sent as 0 (no shot) unless above 0.1. The gun and radar turn
+independently of the body (adjust flags on), so each action entry moves one part. The radar is not in the
+action space: radar_mode "spin" turns it 45 deg/turn (the maximum) all round; "lock" turns it toward the
+last scan with an overshoot of the enemy's angular width (falling back to spinning when no scan is fresh).
+Fire assist is off: the gun fires where the policy aims it.
+
+Reward R_t = damage our bullets dealt (BulletHitBotEvent.damage) - damage bullets dealt us - 5 per wall impact
+(BotHitWallEvent) - 0.1*power per missed shot (BulletHitWallEvent of our bullet) + 20 on WonRoundEvent - 10
+on our BotDeathEvent. `round_end_reward` adds the -10 when a round ended with neither (a server that sends no
+BotDeathEvent to the victim, Tank Royale 1.1.0's quirk).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from sacbot.protocol import BotIntent
+
+STATE_DIM = 17
+ACTION_DIM = 4
+
+MAX_TURN_RATE = 10.0
+MAX_SPEED = 8.0
+MAX_GUN_TURN_RATE = 20.0
+MAX_RADAR_TURN_RATE = 45.0
+MAX_FIREPOWER = 3.0
+FIRE_THRESHOLD = 0.1
+MAX_GUN_HEAT = 3.0
+FULL_ENERGY = 100.0
+BOT_DIAMETER = 36.0
+
+WALL_PENALTY = 5.0
+MISS_PENALTY_PER_POWER = 0.1
+WIN_REWARD = 20.0
+LOSS_PENALTY = 10.0
+
+# distance, bearing, heading, speed, energy before the first scan (see the module docstring).
+UNSEEN_ENEMY = (1.0, 0.0, 0.0, 0.0, 1.0)
+
+RadarMode = Literal["spin", "lock"]
+
+
+def wrap_deg(angle: float) -> float:
+    """An angle in degrees mapped to [-180, 180)."""
+    return (angle + 180.0) % 360.0 - 180.0
+
+
+def _clip1(v: float) -> float:
+    if v != v:  # NaN: a broken input must not leak into an intent
+        return 0.0
+    return -1.0 if v < -1.0 else (1.0 if v > 1.0 else v)
+
+
+@dataclass(slots=True)
+class RoundMemory:
+    """What the features remember within a round: the last seen enemy and our own last pose.
+
+    Make one per game with the arena size and our bot id (GameStartedEventForBot.my_id); call `new_round()` at
+    every round start.
+    """
+
+    arena_width: float
+    arena_height: float
+    my_id: int | None = None
+    seen: bool = False
+    enemy_id: int = -1
+    enemy_x: float = 0.0
+    enemy_y: float = 0.0
+    enemy_direction: float = 0.0
+    enemy_speed: float = 0.0
+    enemy_energy: float = FULL_ENERGY
+    last_scan_turn: int = -(10**9)
+    turn: int = 0
+    x: float = 0.0
+    y: float = 0.0
+    direction: float = 0.0
+    radar_direction: float = 0.0
+    radar_sign: float = 1.0
+    outcome: int = 0  # +1 won, -1 lost, 0 open: the terminal reward is counted once
+    diagonal: float = field(init=False, default=1.0)
+
+    def __post_init__(self) -> None:
+        self.diagonal = math.hypot(self.arena_width, self.arena_height)
+
+    def new_round(self) -> None:
+        self.forget_enemy()
+        self.last_scan_turn = -(10**9)
+        self.turn = 0
+        self.radar_sign = 1.0
+        self.outcome = 0
+
+    def forget_enemy(self) -> None:
+        self.seen = False
+        self.enemy_id = -1
+        self.enemy_energy = FULL_ENERGY
+        self.enemy_speed = 0.0
+        self.enemy_direction = 0.0
+
+
+def update_memory(tick: Any, memory: RoundMemory) -> None:
+    """Take this tick's scans and deaths into the memory, and our own pose."""
+    st = tick.bot_state
+    memory.x, memory.y, memory.direction, memory.radar_direction = (
+        st.x,
+        st.y,
+        st.direction,
+        st.radar_direction,
+    )
+    memory.turn = tick.turn_number
+    best = None
+    best_d2 = math.inf
+    for ev in tick.events:
+        t = ev.type
+        if t == "ScannedBotEvent":
+            if memory.my_id is not None and ev.scanned_by_bot_id != memory.my_id:
+                continue
+            d2 = (ev.x - st.x) ** 2 + (ev.y - st.y) ** 2
+            if d2 < best_d2:
+                best, best_d2 = ev, d2
+        elif t == "BotDeathEvent" and memory.seen and ev.victim_id == memory.enemy_id:
+            memory.forget_enemy()
+    if best is not None:
+        memory.seen = True
+        memory.enemy_id = best.scanned_bot_id
+        memory.enemy_x, memory.enemy_y = best.x, best.y
+        memory.enemy_direction, memory.enemy_speed, memory.enemy_energy = (
+            best.direction,
+            best.speed,
+            best.energy,
+        )
+        memory.last_scan_turn = tick.turn_number
+
+
+def encode_state(bot_state: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np.ndarray:
+    """The 17 state entries from our bot state and the memory (written into `out` when given)."""
+    if out is None:
+        out = np.empty(STATE_DIM, np.float32)
+    w, h = memory.arena_width, memory.arena_height
+    x, y = bot_state.x, bot_state.y
+    out[0] = _clip1(x / w)
+    out[1] = _clip1(y / h)
+    out[2] = wrap_deg(bot_state.direction) / 180.0
+    out[3] = _clip1(bot_state.speed / MAX_SPEED)
+    out[4] = wrap_deg(bot_state.gun_direction) / 180.0
+    out[5] = wrap_deg(bot_state.radar_direction) / 180.0
+    out[6] = _clip1(bot_state.gun_heat / MAX_GUN_HEAT)
+    out[7] = _clip1(bot_state.energy / FULL_ENERGY)
+    out[8] = _clip1((h - y) / h)
+    out[9] = _clip1(y / h)
+    out[10] = _clip1((w - x) / w)
+    out[11] = _clip1(x / w)
+    if memory.seen:
+        dx, dy = memory.enemy_x - x, memory.enemy_y - y
+        out[12] = _clip1(math.hypot(dx, dy) / memory.diagonal)
+        out[13] = wrap_deg(math.degrees(math.atan2(dy, dx)) - bot_state.direction) / 180.0
+        out[14] = wrap_deg(memory.enemy_direction) / 180.0
+        out[15] = _clip1(memory.enemy_speed / MAX_SPEED)
+        out[16] = _clip1(memory.enemy_energy / FULL_ENERGY)
+    else:
+        out[12:17] = UNSEEN_ENEMY
+    return out
+
+
+def observe(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np.ndarray:
+    """Update the memory from a TickEventForBot and return its state vector (float32, (17,))."""
+    update_memory(tick, memory)
+    return encode_state(tick.bot_state, memory, out)
+
+
+def reward(tick: Any, memory: RoundMemory) -> float:
+    """The reward of this tick's events (the consequence of the previous intent); counts the outcome once."""
+    me = memory.my_id
+    r = 0.0
+    for ev in tick.events:
+        t = ev.type
+        if t == "BulletHitBotEvent":
+            if ev.victim_id == me:
+                r -= ev.damage
+            elif me is None or ev.bullet.owner_id == me:
+                r += ev.damage
+        elif t == "HitByBulletEvent":  # the official APIs' name for BulletHitBotEvent with victim == me
+            r -= ev.damage
+        elif t == "BotHitWallEvent":
+            if me is None or ev.victim_id == me:
+                r -= WALL_PENALTY
+        elif t == "BulletHitWallEvent":
+            if me is None or ev.bullet.owner_id == me:
+                r -= MISS_PENALTY_PER_POWER * ev.bullet.power
+        elif t == "WonRoundEvent":
+            if memory.outcome == 0:
+                memory.outcome = 1
+                r += WIN_REWARD
+        elif t == "BotDeathEvent":
+            if ev.victim_id == me and memory.outcome == 0:
+                memory.outcome = -1
+                r -= LOSS_PENALTY
+    return r
+
+
+def round_end_reward(memory: RoundMemory) -> float:
+    """At RoundEnded: -10 if the round's outcome was not yet counted (no WonRoundEvent reached us), else 0."""
+    if memory.outcome != 0:
+        return 0.0
+    memory.outcome = -1
+    return -LOSS_PENALTY
+
+
+def radar_turn(radar_mode: RadarMode, memory: RoundMemory) -> float:
+    """Radar turn rate for the mode: spin at the maximum, or lock onto a fresh last scan."""
+    if radar_mode == "lock" and memory.seen and memory.turn - memory.last_scan_turn <= 1:
+        dx, dy = memory.enemy_x - memory.x, memory.enemy_y - memory.y
+        delta = wrap_deg(math.degrees(math.atan2(dy, dx)) - memory.radar_direction)
+        # Overshoot by the enemy's angular width so the sweep passes over it even when it moves.
+        width = math.degrees(math.atan2(BOT_DIAMETER, max(math.hypot(dx, dy), 1.0)))
+        sign = 1.0 if delta >= 0.0 else -1.0
+        memory.radar_sign = sign
+        return max(-MAX_RADAR_TURN_RATE, min(MAX_RADAR_TURN_RATE, delta + sign * width))
+    return memory.radar_sign * MAX_RADAR_TURN_RATE
+
+
+def action_to_intent(action: Any, radar_mode: RadarMode, memory: RoundMemory) -> BotIntent:
+    """A complete BotIntent (every numeric field and flag set) from an action in [-1, 1]^4."""
+    vals = action.tolist() if hasattr(action, "tolist") else list(action)  # plain floats, fast
+    a0, a1, a2, a3 = _clip1(vals[0]), _clip1(vals[1]), _clip1(vals[2]), _clip1(vals[3])
+    power = max(a3, 0.0) * MAX_FIREPOWER
+    return BotIntent(
+        turn_rate=a0 * MAX_TURN_RATE,
+        target_speed=a1 * MAX_SPEED,
+        gun_turn_rate=a2 * MAX_GUN_TURN_RATE,
+        radar_turn_rate=radar_turn(radar_mode, memory),
+        firepower=power if power > FIRE_THRESHOLD else 0.0,
+        adjust_gun_for_body_turn=True,
+        adjust_radar_for_body_turn=True,
+        adjust_radar_for_gun_turn=True,
+        rescan=False,
+        fire_assist=False,
+    )

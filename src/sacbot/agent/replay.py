@@ -1,0 +1,191 @@
+"""Sequence replay: whole rounds of transitions with the actor's hidden state at every step.
+
+Storage is one ring of `capacity` steps. Every step remembers its round and its position in that round; each
+stored round is one contiguous run of slots (mod capacity), so its windows are its first len - L + 1 starts,
+and windows never mix two rounds. When the ring wraps onto an old round, that whole round is evicted (all of
+its slots are marked empty), so no partial rounds stay behind. Sampling picks windows uniformly among all
+valid ones (cumulative window counts + searchsorted, vectorised, no rejection) and gathers them with one fancy
+index per array.
+
+Thread-safe: `add`, `add_round` and `sample` hold one lock; sampling copies what it returns.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+EMPTY = -1
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A batch of B windows of L transitions (numpy, float32).
+
+    obs (B, L+1, S): states s_0..s_L (the last is the next state of the last transition); action (B, L, A);
+    reward (B, L); done (B, L); hidden (B, H): the actor's hidden state before step 0 of each window.
+    """
+
+    obs: np.ndarray
+    action: np.ndarray
+    reward: np.ndarray
+    done: np.ndarray
+    hidden: np.ndarray
+
+
+class SequenceReplay:
+    def __init__(
+        self, capacity: int, state_dim: int, action_dim: int, hidden_dim: int, window: int = 24
+    ) -> None:
+        if capacity < window:
+            raise ValueError("capacity must hold at least one window")
+        self.capacity, self.window = capacity, window
+        self.obs = np.zeros((capacity, state_dim), np.float32)
+        self.next_obs = np.zeros((capacity, state_dim), np.float32)
+        self.action = np.zeros((capacity, action_dim), np.float32)
+        self.reward = np.zeros(capacity, np.float32)
+        self.done = np.zeros(capacity, np.float32)
+        self.hidden = np.zeros((capacity, hidden_dim), np.float32)
+        self.round_of = np.full(capacity, EMPTY, np.int64)
+        self.pos = np.zeros(capacity, np.int64)
+        self._ptr = 0
+        self._size = 0  # occupied slots
+        self._round = 0  # id of the open round
+        self._round_len = 0
+        self._rounds: deque[tuple[int, int, int]] = deque()  # (round id, first slot, length), oldest first
+        self._lock = threading.Lock()
+        self.steps_added = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    @property
+    def rounds(self) -> int:
+        """Rounds (closed or open) with at least one stored step."""
+        return len(self._rounds)
+
+    def windows_available(self) -> int:
+        """How many distinct valid windows the buffer holds."""
+        with self._lock:
+            return sum(max(0, length - self.window + 1) for _, _, length in self._rounds)
+
+    # -- writing -------------------------------------------------------------------------------------------
+    def _evict_slots(self, start: int, count: int) -> None:
+        """Free `count` slots from `start` (mod capacity), evicting whole every round that owns one."""
+        idx = (start + np.arange(count)) % self.capacity
+        owners = set(np.unique(self.round_of[idx]).tolist()) - {EMPTY}
+        while self._rounds and owners:
+            rid, first, length = self._rounds[0]
+            self._rounds.popleft()
+            slots = (first + np.arange(length)) % self.capacity
+            mine = self.round_of[slots] == rid
+            self.round_of[slots[mine]] = EMPTY
+            self._size -= int(np.count_nonzero(mine))
+            owners.discard(rid)
+
+    def add(
+        self,
+        obs: np.ndarray,
+        action: np.ndarray,
+        reward: float,
+        next_obs: np.ndarray,
+        done: bool,
+        hidden: np.ndarray,
+    ) -> None:
+        """Append one transition to the open round; `done` closes it (the next add starts a new round)."""
+        with self._lock:
+            i = self._ptr
+            if self.round_of[i] == self._round and self._round_len:
+                # The open round is longer than the ring: it loses its own oldest step.
+                rid, first, length = self._rounds[-1]
+                self._rounds[-1] = (rid, (first + 1) % self.capacity, length - 1)
+                self.round_of[i] = EMPTY
+                self._size -= 1
+            elif self.round_of[i] != EMPTY:
+                self._evict_slots(i, 1)
+            if self._round_len == 0:
+                self._rounds.append((self._round, i, 0))
+            rid, first, length = self._rounds[-1]
+            self._rounds[-1] = (rid, first, length + 1)
+            self.obs[i] = obs
+            self.next_obs[i] = next_obs
+            self.action[i] = action
+            self.reward[i] = reward
+            self.done[i] = float(done)
+            self.hidden[i] = hidden
+            self.round_of[i] = self._round
+            self.pos[i] = self._round_len
+            self._size += 1
+            self._round_len += 1
+            self._ptr = (i + 1) % self.capacity
+            self.steps_added += 1
+            if done:
+                self._round += 1
+                self._round_len = 0
+
+    def end_round(self) -> None:
+        """Close the open round without a terminal flag (e.g. the game was aborted)."""
+        with self._lock:
+            if self._round_len:
+                self._round += 1
+                self._round_len = 0
+
+    def add_round(
+        self, obs: np.ndarray, action: np.ndarray, reward: np.ndarray, done: np.ndarray, hidden: np.ndarray
+    ) -> None:
+        """Store a whole round at once: obs (T+1, S), action (T, A), reward (T,), done (T,), hidden (T, H)."""
+        t = len(action)
+        if t == 0:
+            return
+        if t > self.capacity:
+            raise ValueError("round longer than the replay capacity")
+        self.end_round()
+        with self._lock:
+            i = self._ptr
+            if np.any(self.round_of[(i + np.arange(t)) % self.capacity] != EMPTY):
+                self._evict_slots(i, t)
+            idx = (i + np.arange(t)) % self.capacity
+            self.obs[idx] = obs[:-1]
+            self.next_obs[idx] = obs[1:]
+            self.action[idx] = action
+            self.reward[idx] = reward
+            self.done[idx] = done
+            self.hidden[idx] = hidden
+            self.round_of[idx] = self._round
+            self.pos[idx] = np.arange(t)
+            self._rounds.append((self._round, i, t))
+            self._size += t
+            self._ptr = (i + t) % self.capacity
+            self._round += 1
+            self.steps_added += t
+
+    # -- sampling ------------------------------------------------------------------------------------------
+    def sample(self, batch: int, rng: np.random.Generator) -> Batch:
+        """B windows drawn uniformly among all valid windows (no rejection). ValueError if there is none."""
+        with self._lock:
+            firsts = np.fromiter((r[1] for r in self._rounds), np.int64, len(self._rounds))
+            counts = np.fromiter((r[2] for r in self._rounds), np.int64, len(self._rounds)) - (
+                self.window - 1
+            )
+            counts = np.maximum(counts, 0)
+            cum = np.cumsum(counts)
+            total = int(cum[-1]) if len(cum) else 0
+            if total == 0:
+                raise ValueError("no complete window in the replay yet")
+            k = rng.integers(0, total, size=batch)
+            r = np.searchsorted(cum, k, side="right")
+            starts = (firsts[r] + k - (cum[r] - counts[r])) % self.capacity
+            idx = (starts[:, None] + np.arange(self.window)) % self.capacity  # (B, L)
+            obs = np.empty((batch, self.window + 1, self.obs.shape[1]), np.float32)
+            obs[:, :-1] = self.obs[idx]
+            obs[:, -1] = self.next_obs[idx[:, -1]]
+            return Batch(
+                obs=obs,
+                action=self.action[idx],
+                reward=self.reward[idx],
+                done=self.done[idx],
+                hidden=self.hidden[starts],
+            )

@@ -1,0 +1,403 @@
+"""The SAC-GRU trainer: losses, optimisation, target averaging, published actor snapshots, checkpoint arrays.
+
+One update pass on a batch of windows (L = burn_in + train_len transitions, L + 1 states):
+1. Actor: burn in over s_0..s_{b-1} from the stored hidden state (no grad), then one pass over s_b..s_L gives
+   pi(.|s_t) for the trained steps (actor loss) and, shifted by one, for their next states (targets).
+2. Critics (both at once): burn in over (s, a)_0..b-1 (no grad), then one pass over (s, a)_b..L-1 gives
+   Q(s_t, a_t).
+3. Target critics: one GRU step of the target weights from each critic's hidden state after step t, with
+   (s_{t+1}, a'_{t+1}), gives Q_targ at the next state under the policy's action. The history comes from the
+   online critics' pass (target_history="online", default; Polyak keeps the two close) or from a full pass of
+   the target critics over the window (target_history="target").
+4. Actor loss: one GRU step of the critics (weights detached) from their data hidden state h_{t-1} with
+   (s_t, a~pi). All losses use the critics as they were before this pass; one backward, then each optimiser
+   steps after its own gradient-norm clip; targets follow by Polyak averaging.
+No Python loop over time steps and one host sync (the metrics) per pass.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from sacbot.agent.networks import Actor, NetworkSizes, TwinCritic, squashed_sample
+from sacbot.agent.replay import Batch, SequenceReplay
+
+# Stacked critic parameter -> the per-critic name it is saved under (as a torch.nn critic would name it).
+CRITIC_NAMES = {
+    "fc_in_weight": "fc_in.weight",
+    "fc_in_bias": "fc_in.bias",
+    "gru_weight_ih": "gru.weight_ih_l0",
+    "gru_weight_hh": "gru.weight_hh_l0",
+    "gru_bias_ih": "gru.bias_ih_l0",
+    "gru_bias_hh": "gru.bias_hh_l0",
+    "head_weight": "fc_head.weight",
+    "head_bias": "fc_head.bias",
+    "q_weight": "q.weight",
+    "q_bias": "q.bias",
+}
+ADAM_KEYS = ("step", "exp_avg", "exp_avg_sq")
+
+
+@dataclass(frozen=True)
+class TrainerConfig:
+    """Trainer settings; the defaults are the issue's."""
+
+    sizes: NetworkSizes = field(default_factory=NetworkSizes)
+    batch_size: int = 64
+    burn_in: int = 8
+    train_len: int = 16
+    gamma: float = 0.99
+    tau: float = 0.005
+    actor_lr: float = 3e-4
+    critic_lr: float = 3e-4
+    alpha_lr: float = 3e-4
+    init_alpha: float = 0.2
+    target_entropy: float | None = None  # None: -action_dim
+    grad_clip: float = 1.0
+    replay_capacity: int = 200_000
+    device: str = "auto"  # auto: cuda when present, else cpu
+    seed: int = 0
+    # Where the target critics' recurrent history comes from: "online" reuses the online critics' (detached)
+    # hidden states, so a target is one GRU step of the target weights; "target" runs the target critics over
+    # the whole window first (one more pass of two GRUs over L steps, about a sixth of an update's work).
+    target_history: str = "online"
+
+    @property
+    def window(self) -> int:
+        return self.burn_in + self.train_len
+
+    def entropy_target(self) -> float:
+        return -float(self.sizes.action_dim) if self.target_entropy is None else self.target_entropy
+
+
+@dataclass(frozen=True)
+class ActorSnapshot:
+    """Immutable published actor weights: `version` counts publications; arrays are read-only numpy."""
+
+    version: int
+    updates: int
+    arrays: Mapping[str, np.ndarray]
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def _np_rng_to_array(rng: np.random.Generator) -> np.ndarray:
+    st = rng.bit_generator.state
+    if st["bit_generator"] != "PCG64":
+        raise ValueError("only PCG64 generators are saved")
+    mask = (1 << 64) - 1
+    s, inc = st["state"]["state"], st["state"]["inc"]
+    return np.array([s >> 64, s & mask, inc >> 64, inc & mask, st["has_uint32"], st["uinteger"]], np.uint64)
+
+
+def _array_to_np_rng(a: np.ndarray) -> np.random.Generator:
+    v = [int(x) for x in a]
+    bg = np.random.PCG64()
+    bg.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": (v[0] << 64) | v[1], "inc": (v[2] << 64) | v[3]},
+        "has_uint32": v[4],
+        "uinteger": v[5],
+    }
+    return np.random.Generator(bg)
+
+
+class SacTrainer:
+    """Owns the networks, optimisers, replay and random generators of one learner.
+
+    Thread model: one thread runs `train_step`/`update`; others may call `state_arrays` (it waits for the
+    running     pass, so the arrays are consistent) and read `snapshot` (one reference read, never blocks).
+    """
+
+    def __init__(self, config: TrainerConfig | None = None, replay: SequenceReplay | None = None) -> None:
+        self.config = cfg = config or TrainerConfig()
+        self.device = resolve_device(cfg.device)
+        sz = cfg.sizes
+        with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator untouched
+            torch.manual_seed(cfg.seed)
+            self.actor = Actor(sz).to(self.device)
+            self.critic = TwinCritic(sz).to(self.device)
+            self.target = TwinCritic(sz).to(self.device)
+        self.target.load_state_dict(self.critic.state_dict())
+        self.target.requires_grad_(False)
+        self.log_alpha = torch.tensor(math.log(cfg.init_alpha), device=self.device, requires_grad=True)
+        # Fused Adam: one kernel per step instead of a handful per parameter.
+        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=cfg.actor_lr, fused=True)
+        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=cfg.critic_lr, fused=True)
+        self.alpha_opt = torch.optim.Adam([self.log_alpha], lr=cfg.alpha_lr, fused=True)
+        for opt in (self.actor_opt, self.critic_opt, self.alpha_opt):
+            for group in opt.param_groups:
+                for p in group["params"]:  # Adam's own lazy initial state, made now so every array exists
+                    opt.state[p] = {
+                        "step": torch.zeros((), dtype=torch.float32, device=p.device),
+                        "exp_avg": torch.zeros_like(p, memory_format=torch.preserve_format),
+                        "exp_avg_sq": torch.zeros_like(p, memory_format=torch.preserve_format),
+                    }
+        self.generator = torch.Generator(device=self.device)
+        self.generator.manual_seed(cfg.seed)
+        self.np_rng = np.random.default_rng(cfg.seed)
+        self.replay = replay or SequenceReplay(
+            cfg.replay_capacity, sz.state_dim, sz.action_dim, sz.hidden, window=cfg.window
+        )
+        if self.replay.window != cfg.window:
+            raise ValueError("replay window differs from burn_in + train_len")
+        self.env_steps = 0
+        self.updates = 0
+        self._lock = threading.Lock()
+        self._critic_params: list[Tensor] = list(self.critic.parameters())
+        self._target_params: list[Tensor] = list(self.target.parameters())
+        self._actor_params: list[Tensor] = list(self.actor.parameters())
+        self.snapshot: ActorSnapshot = ActorSnapshot(0, 0, self.actor_arrays())
+
+    # -- data ---------------------------------------------------------------------------------------------
+    def record(
+        self,
+        obs: np.ndarray,
+        action: np.ndarray,
+        reward: float,
+        next_obs: np.ndarray,
+        done: bool,
+        hidden: np.ndarray,
+    ) -> None:
+        """Store one environment transition (with the actor hidden state it acted from) and count it."""
+        self.replay.add(obs, action, reward, next_obs, done, hidden)
+        self.env_steps += 1
+
+    def record_round(
+        self, obs: np.ndarray, action: np.ndarray, reward: np.ndarray, done: np.ndarray, hidden: np.ndarray
+    ) -> None:
+        """Store a whole round: obs (T+1, S), action (T, A), reward (T,), done (T,), hidden (T, H)."""
+        self.replay.add_round(obs, action, reward, done, hidden)
+        self.env_steps += len(action)
+
+    def end_round(self) -> None:
+        """Close the open round without a terminal flag (a truncated or aborted round: no bootstrap cut)."""
+        self.replay.end_round()
+
+    def ready(self) -> bool:
+        return self.replay.windows_available() > 0
+
+    def train_step(self) -> dict[str, float] | None:
+        """Sample a batch and run one update pass; None while the replay holds no complete window."""
+        with self._lock:
+            try:
+                batch = self.replay.sample(self.config.batch_size, self.np_rng)
+            except ValueError:
+                return None
+            return self._update(batch)
+
+    def update(self, batch: Batch) -> dict[str, float]:
+        with self._lock:
+            return self._update(batch)
+
+    # -- the SAC pass -------------------------------------------------------------------------------------
+    def _tensors(self, batch: Batch) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+        dev = self.device
+        return (
+            torch.as_tensor(batch.obs, device=dev),
+            torch.as_tensor(batch.action, device=dev),
+            torch.as_tensor(batch.reward, device=dev),
+            torch.as_tensor(batch.done, device=dev),
+            torch.as_tensor(batch.hidden, device=dev),
+        )
+
+    def losses(self, obs: Tensor, act: Tensor, rew: Tensor, done: Tensor, h0: Tensor) -> dict[str, Tensor]:
+        """All SAC losses of one pass (graphs attached); see the module docstring for the passes."""
+        cfg = self.config
+        b, L = cfg.burn_in, cfg.window
+        alpha = self.log_alpha.detach().exp()
+        zeros = self.critic.initial_hidden(obs.shape[0])
+        x = torch.cat([obs[:, :L], act], -1)  # (B, L, S + A)
+        ws = self.critic.weights()
+        with torch.no_grad():
+            h_actor = self.actor.last_hidden(obs[:, :b], h0) if b else h0
+            if b:
+                burn = self.critic.hidden_after(x[:, :b], zeros, ws)
+                h_critic = (burn[0][:, -1], burn[1][:, -1])
+            else:
+                h_critic = zeros
+        mu, log_std, _ = self.actor(obs[:, b:], h_actor)  # states b..L
+        noise = torch.randn(mu.shape, generator=self.generator, device=self.device)
+        a_pi, logp = squashed_sample(mu, log_std, noise)
+        q, h_seq = self.critic.sequence(x[:, b:], h_critic, ws)  # (2, B, T), per critic (B, T, H)
+        with torch.no_grad():
+            h_after = tuple(hs.detach() for hs in h_seq)  # each critic's history through steps b..L-1
+            if cfg.target_history == "target":
+                ht = self.target.hidden_after(x, zeros)
+                h_after = (ht[0][:, b:], ht[1][:, b:])
+            x_next = torch.cat([obs[:, b + 1 :], a_pi[:, 1:]], -1)
+            q_next = self.target.step(x_next, h_after).min(0).values  # type: ignore[arg-type]
+            y = rew[:, b:] + cfg.gamma * (1.0 - done[:, b:]) * (q_next - alpha * logp[:, 1:])
+        critic_loss = (q - y).pow(2).mean(dim=(1, 2)).sum()
+        h_prev = tuple(
+            torch.cat([h0c.unsqueeze(1), hs[:, :-1].detach()], 1)
+            for h0c, hs in zip(h_critic, h_seq, strict=True)
+        )
+        x_pi = torch.cat([obs[:, b:L], a_pi[:, :-1]], -1)
+        q_pi = self.critic.step(x_pi, h_prev, ws, detach=True).min(0).values  # type: ignore[arg-type]
+        logp_now = logp[:, :-1]
+        actor_loss = (alpha * logp_now - q_pi).mean()
+        alpha_loss = -(self.log_alpha * (logp_now.detach() + cfg.entropy_target())).mean()
+        return {
+            "critic_loss": critic_loss,
+            "actor_loss": actor_loss,
+            "alpha_loss": alpha_loss,
+            "entropy": -logp_now.detach().mean(),
+            "q": q.detach().mean(),
+        }
+
+    def _update(self, batch: Batch) -> dict[str, float]:
+        cfg = self.config
+        loss = self.losses(*self._tensors(batch))
+        for opt in (self.actor_opt, self.critic_opt, self.alpha_opt):
+            opt.zero_grad(set_to_none=True)
+        (loss["critic_loss"] + loss["actor_loss"] + loss["alpha_loss"]).backward()
+        critic_norm = torch.nn.utils.clip_grad_norm_(self._critic_params, cfg.grad_clip, foreach=True)
+        actor_norm = torch.nn.utils.clip_grad_norm_(self._actor_params, cfg.grad_clip, foreach=True)
+        self.critic_opt.step()
+        self.actor_opt.step()
+        self.alpha_opt.step()
+        with torch.no_grad():
+            torch._foreach_lerp_(self._target_params, self._critic_params, cfg.tau)
+        self.updates += 1
+        values = torch.stack(
+            [
+                loss["critic_loss"].detach(),
+                loss["actor_loss"].detach(),
+                loss["alpha_loss"].detach(),
+                self.log_alpha.detach().exp(),
+                loss["entropy"],
+                loss["q"],
+                critic_norm,
+                actor_norm,
+            ]
+        ).tolist()
+        self.publish()
+        keys = ("critic_loss", "actor_loss", "alpha_loss", "alpha", "entropy", "q_mean", "critic_grad_norm")
+        metrics: dict[str, float] = dict(zip(keys + ("actor_grad_norm",), values, strict=True))
+        metrics["updates"] = float(self.updates)
+        metrics["replay_size"] = float(len(self.replay))
+        metrics["env_steps"] = float(self.env_steps)
+        return metrics
+
+    @property
+    def alpha(self) -> float:
+        return float(self.log_alpha.detach().exp())
+
+    # -- publishing ---------------------------------------------------------------------------------------
+    def actor_arrays(self) -> dict[str, np.ndarray]:
+        """The actor's weights as float32 numpy arrays named `actor.<torch name>` (fresh copies)."""
+        return {
+            f"actor.{name}": p.detach().to("cpu", copy=True).numpy()
+            for name, p in self.actor.named_parameters()
+        }
+
+    def publish(self) -> ActorSnapshot:
+        """Publish the current actor as a new immutable snapshot (a single reference swap)."""
+        arrays = self.actor_arrays()
+        for a in arrays.values():
+            a.setflags(write=False)
+        snap = ActorSnapshot(self.snapshot.version + 1, self.updates, arrays)
+        self.snapshot = snap
+        return snap
+
+    # -- checkpoint interface -----------------------------------------------------------------------------
+    def network_sizes(self) -> dict[str, Any]:
+        return self.config.sizes.as_dict()
+
+    def _named_tensors(self) -> dict[str, tuple[Tensor, int | None]]:
+        """Every saved tensor: name -> (tensor, index into the stacked critic dim or None)."""
+        out: dict[str, tuple[Tensor, int | None]] = {}
+        for name, p in self.actor.named_parameters():
+            out[f"actor.{name}"] = (p, None)
+        for prefix, module in (("critic", self.critic), ("target", self.target)):
+            for name, p in module.named_parameters():
+                for i in (0, 1):
+                    out[f"{prefix}{i + 1}.{CRITIC_NAMES[name]}"] = (p, i)
+        out["log_alpha"] = (self.log_alpha, None)
+        for oname, opt, named in (
+            ("actor", self.actor_opt, [(f"actor.{n}", p, None) for n, p in self.actor.named_parameters()]),
+            (
+                "critic",
+                self.critic_opt,
+                [
+                    (f"critic{i + 1}.{CRITIC_NAMES[n]}", p, i)
+                    for n, p in self.critic.named_parameters()
+                    for i in (0, 1)
+                ],
+            ),
+            ("alpha", self.alpha_opt, [("log_alpha", self.log_alpha, None)]),
+        ):
+            for pname, param, idx in named:
+                state = opt.state[param]
+                for key in ADAM_KEYS:
+                    t = state[key]
+                    out[f"adam.{oname}.{pname}.{key}"] = (t, None if key == "step" else idx)
+        return out
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        """Every tensor of the learner (actor, critic1/2, target1/2, log_alpha, Adam state), the random
+        generators and the counters, as numpy arrays with stable names. Consistent: taken between passes."""
+        with self._lock:
+            out: dict[str, np.ndarray] = {}
+            for name, (t, idx) in self._named_tensors().items():
+                v = t.detach() if idx is None else t.detach()[idx]
+                out[name] = v.to("cpu", copy=True).numpy()
+            out["rng.torch"] = self.generator.get_state().numpy().copy()
+            out["rng.numpy"] = _np_rng_to_array(self.np_rng)
+            out["counters.env_steps"] = np.array(self.env_steps, np.int64)
+            out["counters.updates"] = np.array(self.updates, np.int64)
+            out["counters.actor_version"] = np.array(self.snapshot.version, np.int64)
+            return out
+
+    def array_specs(self) -> dict[str, tuple[tuple[int, ...], str]]:
+        """name -> (shape, dtype) of every array `state_arrays` gives (and `load_state_arrays` expects)."""
+        specs: dict[str, tuple[tuple[int, ...], str]] = {}
+        for name, (t, idx) in self._named_tensors().items():
+            shape = tuple(t.shape) if idx is None else tuple(t.shape[1:])
+            specs[name] = (shape, str(t.dtype).removeprefix("torch."))
+        specs["rng.torch"] = ((len(self.generator.get_state()),), "uint8")
+        specs["rng.numpy"] = ((6,), "uint64")
+        for c in ("env_steps", "updates", "actor_version"):
+            specs[f"counters.{c}"] = ((), "int64")
+        return specs
+
+    def load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        """Restore everything `state_arrays` saved; training then continues bit-identically.
+
+        Raises ValueError naming the first missing or mis-shaped array (nothing is changed then).
+        """
+        specs = self.array_specs()
+        for name, (shape, dtype) in specs.items():
+            if name not in arrays:
+                raise ValueError(f"checkpoint lacks array {name!r}")
+            a = np.asarray(arrays[name])
+            if tuple(a.shape) != shape or str(a.dtype) != dtype:
+                raise ValueError(f"array {name!r} is {a.dtype}{list(a.shape)}, expected {dtype}{list(shape)}")
+        with self._lock, torch.no_grad():
+            for name, (t, idx) in self._named_tensors().items():
+                src = torch.from_numpy(np.array(arrays[name])).to(t.device)
+                (t if idx is None else t[idx]).copy_(src)
+            self.generator.set_state(torch.from_numpy(np.array(arrays["rng.torch"])))
+            self.np_rng = _array_to_np_rng(np.asarray(arrays["rng.numpy"]))
+            self.env_steps = int(arrays["counters.env_steps"])
+            self.updates = int(arrays["counters.updates"])
+            arrays_now = self.actor_arrays()
+            for a in arrays_now.values():
+                a.setflags(write=False)
+            self.snapshot = ActorSnapshot(int(arrays["counters.actor_version"]), self.updates, arrays_now)
+
+    def config_dict(self) -> dict[str, Any]:
+        return asdict(self.config)

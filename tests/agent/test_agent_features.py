@@ -1,0 +1,224 @@
+"""Features on hand-built TickEventForBot fixtures: state, walls, bearings, unseen enemy, rewards, intents."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from sacbot.agent import features as F
+from sacbot.protocol import (
+    BotDeathEvent,
+    BotHitWallEvent,
+    BotIntent,
+    BotState,
+    BulletHitBotEvent,
+    BulletHitWallEvent,
+    BulletState,
+    HitByBulletEvent,
+    ScannedBotEvent,
+    TickEventForBot,
+    WonRoundEvent,
+)
+
+W, H = 800.0, 600.0
+ME, ENEMY = 1, 2
+
+
+def state(**kw: float) -> BotState:
+    base: dict[str, float] = dict(
+        energy=100.0,
+        x=400.0,
+        y=300.0,
+        direction=0.0,
+        gun_direction=0.0,
+        radar_direction=0.0,
+        radar_sweep=0.0,
+        speed=0.0,
+        turn_rate=0.0,
+        gun_turn_rate=0.0,
+        radar_turn_rate=0.0,
+        gun_heat=0.0,
+    )
+    base.update(kw)
+    return BotState(enemy_count=1, **base)  # type: ignore[arg-type]
+
+
+def tick(bot_state: BotState, events: list | None = None, turn: int = 5) -> TickEventForBot:
+    return TickEventForBot(
+        turn_number=turn, round_number=1, bot_state=bot_state, bullet_states=[], events=events or []
+    )
+
+
+def scan(
+    x: float, y: float, direction: float = 90.0, speed: float = 4.0, energy: float = 50.0, bot: int = ENEMY
+):
+    return ScannedBotEvent(
+        turn_number=5,
+        scanned_by_bot_id=ME,
+        scanned_bot_id=bot,
+        energy=energy,
+        x=x,
+        y=y,
+        direction=direction,
+        speed=speed,
+    )
+
+
+def bullet(owner: int, power: float) -> BulletState:
+    return BulletState(bullet_id=1, owner_id=owner, power=power, x=0.0, y=0.0, direction=0.0)
+
+
+def memory() -> F.RoundMemory:
+    return F.RoundMemory(arena_width=W, arena_height=H, my_id=ME)
+
+
+def test_own_entries_and_walls() -> None:
+    m = memory()
+    s = F.observe(tick(state(x=200.0, y=150.0, direction=270.0, speed=-4.0, gun_heat=1.5, energy=50.0)), m)
+    assert s.dtype == np.float32 and s.shape == (17,)
+    assert s[0] == pytest.approx(0.25) and s[1] == pytest.approx(0.25)
+    assert s[2] == pytest.approx(-0.5)  # 270 deg = -90 deg
+    assert s[3] == pytest.approx(-0.5) and s[6] == pytest.approx(0.5) and s[7] == pytest.approx(0.5)
+    # north, south, east, west wall distances
+    assert s[8:12] == pytest.approx([0.75, 0.25, 0.75, 0.25])
+
+
+def test_headings_wrap_to_minus_one_one() -> None:
+    m = memory()
+    s = F.observe(tick(state(direction=180.0, gun_direction=359.0, radar_direction=90.0)), m)
+    assert s[2] == pytest.approx(-1.0)  # 180 maps to -180
+    assert s[4] == pytest.approx(-1.0 / 180.0)
+    assert s[5] == pytest.approx(0.5)
+
+
+def test_before_first_scan_values() -> None:
+    m = memory()
+    s = F.observe(tick(state()), m)
+    assert tuple(s[12:17]) == pytest.approx(F.UNSEEN_ENEMY)
+    assert not m.seen
+
+
+def test_enemy_entries_and_bearing() -> None:
+    m = memory()
+    # enemy straight north of us while we face east: bearing +90 deg (counter-clockwise) -> +0.5
+    s = F.observe(
+        tick(state(direction=0.0), [scan(400.0, 500.0, direction=180.0, speed=-8.0, energy=150.0)]), m
+    )
+    assert s[12] == pytest.approx(200.0 / math.hypot(W, H))
+    assert s[13] == pytest.approx(0.5)
+    assert s[14] == pytest.approx(-1.0)
+    assert s[15] == pytest.approx(-1.0)
+    assert s[16] == pytest.approx(1.0)  # 150 energy is clipped
+    # we turn to face north: the remembered enemy is now dead ahead
+    s2 = F.observe(tick(state(direction=90.0), turn=6), m)
+    assert s2[13] == pytest.approx(0.0)
+    # enemy to our south-west while facing east: bearing -135 deg
+    s3 = F.observe(tick(state(direction=0.0), [scan(300.0, 200.0)], turn=7), m)
+    assert s3[13] == pytest.approx(-0.75)
+
+
+def test_nearest_scan_wins_and_death_forgets() -> None:
+    m = memory()
+    F.observe(tick(state(), [scan(700.0, 300.0, bot=3), scan(450.0, 300.0, bot=2)]), m)
+    assert m.enemy_id == 2
+    s = F.observe(tick(state(), [BotDeathEvent(turn_number=6, victim_id=2)], turn=6), m)
+    assert tuple(s[12:17]) == pytest.approx(F.UNSEEN_ENEMY)
+
+
+def test_every_entry_in_range_on_random_ticks() -> None:
+    rng = np.random.default_rng(1)
+    m = memory()
+    for turn in range(300):
+        st = state(
+            x=float(rng.uniform(-5, W + 5)),
+            y=float(rng.uniform(-5, H + 5)),
+            direction=float(rng.uniform(0, 360)),
+            gun_direction=float(rng.uniform(0, 360)),
+            radar_direction=float(rng.uniform(0, 360)),
+            speed=float(rng.uniform(-8, 8)),
+            gun_heat=float(rng.uniform(0, 3)),
+            energy=float(rng.uniform(-1, 200)),
+        )
+        events = [scan(*rng.uniform(0, 800, 2), float(rng.uniform(0, 360)))] if rng.random() < 0.3 else []
+        s = F.observe(tick(st, events, turn=turn), m)
+        assert np.all(s >= -1.0) and np.all(s <= 1.0)
+
+
+def test_reward_terms() -> None:
+    m = memory()
+    events = [
+        BulletHitBotEvent(turn_number=5, victim_id=ENEMY, bullet=bullet(ME, 3.0), damage=16.0, energy=10.0),
+        BulletHitBotEvent(turn_number=5, victim_id=ME, bullet=bullet(ENEMY, 1.0), damage=4.0, energy=90.0),
+        BotHitWallEvent(turn_number=5, victim_id=ME),
+        BulletHitWallEvent(turn_number=5, bullet=bullet(ME, 2.0)),
+    ]
+    assert F.reward(tick(state(), events), m) == pytest.approx(16.0 - 4.0 - 5.0 - 0.2)
+    # hits between other bots count for nothing
+    other = BulletHitBotEvent(turn_number=5, victim_id=3, bullet=bullet(ENEMY, 1.0), damage=4.0, energy=1.0)
+    assert F.reward(tick(state(), [other]), m) == 0.0
+    assert (
+        F.reward(
+            tick(state(), [HitByBulletEvent(turn_number=5, bullet=bullet(2, 1), damage=4.0, energy=9)]), m
+        )
+        == -4.0
+    )
+
+
+def test_terminal_rewards_count_once() -> None:
+    m = memory()
+    assert F.reward(tick(state(), [WonRoundEvent(turn_number=9)]), m) == 20.0
+    assert F.round_end_reward(m) == 0.0
+    m.new_round()
+    assert F.reward(tick(state(), [BotDeathEvent(turn_number=9, victim_id=ME)]), m) == -10.0
+    assert F.round_end_reward(m) == 0.0
+    m.new_round()
+    assert F.round_end_reward(m) == -10.0  # ended without a win reaching us
+    assert F.round_end_reward(m) == 0.0
+
+
+def test_action_mapping_is_complete() -> None:
+    m = memory()
+    F.observe(tick(state()), m)
+    intent = F.action_to_intent(np.array([1.0, -0.5, 0.25, 0.5], np.float32), "spin", m)
+    assert isinstance(intent, BotIntent)
+    assert intent.turn_rate == pytest.approx(10.0)
+    assert intent.target_speed == pytest.approx(-4.0)
+    assert intent.gun_turn_rate == pytest.approx(5.0)
+    assert intent.firepower == pytest.approx(1.5)
+    assert intent.radar_turn_rate == 45.0
+    for name in (
+        "turn_rate",
+        "gun_turn_rate",
+        "radar_turn_rate",
+        "target_speed",
+        "firepower",
+        "rescan",
+        "adjust_gun_for_body_turn",
+        "adjust_radar_for_body_turn",
+        "adjust_radar_for_gun_turn",
+        "fire_assist",
+    ):
+        assert getattr(intent, name) is not None, name
+    # no shot at or below 0.1 power, nor for a negative a3; out-of-range actions are clipped
+    assert F.action_to_intent(np.array([0, 0, 0, 0.03]), "spin", m).firepower == 0.0
+    assert F.action_to_intent(np.array([0, 0, 0, -1.0]), "spin", m).firepower == 0.0
+    assert F.action_to_intent(np.array([5, -5, 9, 9]), "spin", m).turn_rate == pytest.approx(10.0)
+
+
+def test_radar_lock_turns_toward_last_scan() -> None:
+    m = memory()
+    # enemy due north; radar points east: lock turns left (positive), at most 45
+    F.observe(tick(state(radar_direction=0.0), [scan(400.0, 500.0)]), m)
+    assert F.action_to_intent(np.zeros(4), "lock", m).radar_turn_rate == pytest.approx(45.0)
+    # radar almost on it (10 deg short, to the right of it): turns 10 deg plus the overshoot
+    F.observe(tick(state(radar_direction=80.0), [scan(400.0, 500.0)], turn=6), m)
+    rtr = F.action_to_intent(np.zeros(4), "lock", m).radar_turn_rate
+    assert 10.0 < rtr < 25.0
+    # radar past it: turns back (negative)
+    F.observe(tick(state(radar_direction=100.0), [scan(400.0, 500.0)], turn=7), m)
+    assert F.action_to_intent(np.zeros(4), "lock", m).radar_turn_rate < 0.0
+    # no fresh scan: spins in the last direction
+    F.observe(tick(state(radar_direction=100.0), turn=12), m)
+    assert F.action_to_intent(np.zeros(4), "lock", m).radar_turn_rate == -45.0

@@ -1,0 +1,130 @@
+"""Sequence replay: windows never cross rounds, whole-round eviction, uniform coverage, thread safety."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from sacbot.agent.replay import SequenceReplay
+
+S, A, HID, L = 3, 2, 4, 6
+
+
+def round_arrays(round_id: int, length: int) -> tuple[np.ndarray, ...]:
+    """obs[:, 0] = round id, obs[:, 1] = position, so every sampled entry tells where it came from."""
+    obs = np.zeros((length + 1, S), np.float32)
+    obs[:, 0] = round_id
+    obs[:, 1] = np.arange(length + 1)
+    act = np.stack([np.full(length, round_id), np.arange(length)], 1).astype(np.float32)
+    rew = np.arange(length, dtype=np.float32)
+    done = np.zeros(length, np.float32)
+    done[-1] = 1.0
+    hid = np.repeat(np.arange(length, dtype=np.float32)[:, None], HID, 1) + 1000 * round_id
+    return obs, act, rew, done, hid
+
+
+def check_windows(buf: SequenceReplay, batch_size: int = 256, seed: int = 0) -> None:
+    b = buf.sample(batch_size, np.random.default_rng(seed))
+    assert b.obs.shape == (batch_size, L + 1, S) and b.action.shape == (batch_size, L, A)
+    # one round per window, consecutive positions, next state of the last step included
+    assert np.all(b.obs[:, :, 0] == b.obs[:, :1, 0])
+    assert np.all(np.diff(b.obs[:, :, 1], axis=1) == 1)
+    assert np.all(b.action[:, :, 0] == b.obs[:, :1, 0])
+    assert np.all(b.action[:, :, 1] == b.obs[:, :-1, 1])
+    # done only ever on the last transition of a window
+    assert np.all(b.done[:, :-1] == 0)
+    # hidden state is the one stored before the window's first step
+    assert np.all(b.hidden[:, 0] == b.obs[:, 0, 1] + 1000 * b.obs[:, 0, 0])
+
+
+def test_windows_never_cross_rounds_add_round() -> None:
+    buf = SequenceReplay(1000, S, A, HID, window=L)
+    for r, length in enumerate([7, 3, 12, 6, 30]):  # a 3-step round holds no window
+        buf.add_round(*round_arrays(r, length))
+    check_windows(buf)
+    assert buf.windows_available() == (7 - 5) + (12 - 5) + 1 + (30 - 5)
+
+
+def test_windows_never_cross_rounds_step_by_step_with_wrap_and_eviction() -> None:
+    buf = SequenceReplay(50, S, A, HID, window=L)
+    rng = np.random.default_rng(0)
+    for r in range(40):
+        length = int(rng.integers(2, 20))
+        obs, act, rew, done, hid = round_arrays(r, length)
+        for t in range(length):
+            buf.add(obs[t], act[t], float(rew[t]), obs[t + 1], bool(done[t]), hid[t])
+        assert len(buf) <= 50
+        if buf.windows_available():
+            check_windows(buf, 64, seed=r)
+        # rounds are evicted whole: every stored round is complete (positions 0..len-1), bar the open one
+        stored = buf.round_of[buf.round_of >= 0]
+        for rid in np.unique(stored):
+            pos = np.sort(buf.pos[buf.round_of == rid])
+            assert pos[0] == 0 and np.all(np.diff(pos) == 1)
+
+
+def test_sampling_is_uniform_over_windows() -> None:
+    buf = SequenceReplay(200, S, A, HID, window=L)
+    buf.add_round(*round_arrays(0, 8))  # 3 windows
+    buf.add_round(*round_arrays(1, 14))  # 9 windows
+    b = buf.sample(12000, np.random.default_rng(1))
+    starts = b.obs[:, 0, 0] * 100 + b.obs[:, 0, 1]
+    _, counts = np.unique(starts, return_counts=True)
+    assert len(counts) == 12
+    assert counts.min() > 800 and counts.max() < 1200
+
+
+def test_open_round_is_sampleable_and_empty_buffer_raises() -> None:
+    buf = SequenceReplay(100, S, A, HID, window=L)
+    with pytest.raises(ValueError):
+        buf.sample(4, np.random.default_rng(0))
+    obs, act, rew, done, hid = round_arrays(0, 20)
+    for t in range(8):
+        buf.add(obs[t], act[t], float(rew[t]), obs[t + 1], False, hid[t])
+    assert buf.windows_available() == 3
+    check_windows(buf, 32)
+
+
+def test_round_longer_than_capacity_keeps_its_newest_steps() -> None:
+    buf = SequenceReplay(10, S, A, HID, window=L)
+    obs, act, rew, done, hid = round_arrays(0, 25)
+    for t in range(25):
+        buf.add(obs[t], act[t], float(rew[t]), obs[t + 1], bool(done[t]), hid[t])
+    assert len(buf) == 10
+    b = buf.sample(100, np.random.default_rng(0))
+    assert b.obs[:, 0, 1].min() >= 15
+    assert np.all(np.diff(b.obs[:, :, 1], axis=1) == 1)
+
+
+def test_concurrent_writers_and_sampler() -> None:
+    buf = SequenceReplay(300, S, A, HID, window=L)
+    errors: list[BaseException] = []
+
+    def writer(offset: int) -> None:
+        try:
+            for r in range(60):
+                buf.add_round(*round_arrays(offset + r, 9))
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    def sampler() -> None:
+        try:
+            rng = np.random.default_rng(0)
+            for _ in range(200):
+                if buf.windows_available():
+                    b = buf.sample(16, rng)
+                    assert np.all(b.obs[:, :, 0] == b.obs[:, :1, 0])
+                    assert np.all(np.diff(b.obs[:, :, 1], axis=1) == 1)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(0,)), threading.Thread(target=writer, args=(1000,))]
+    threads.append(threading.Thread(target=sampler))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(buf) <= 300

@@ -1,0 +1,189 @@
+"""Trainer: burn-in has no gradient, Polyak, clipping, alpha, snapshots, checkpoint arrays, exact resume."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from sacbot.agent.networks import NetworkSizes
+from sacbot.agent.replay import Batch
+from sacbot.agent.trainer import SacTrainer, TrainerConfig
+
+SMALL = NetworkSizes(embed=16, hidden=16, head=8)
+
+
+def config(**kw: object) -> TrainerConfig:
+    base: dict[str, object] = dict(sizes=SMALL, batch_size=8, replay_capacity=2000, device="cpu", seed=7)
+    base.update(kw)
+    return TrainerConfig(**base)  # type: ignore[arg-type]
+
+
+def fill(
+    trainer: SacTrainer, rounds: int = 6, length: int = 40, seed: int = 0, reward_scale: float = 1.0
+) -> None:
+    sz = trainer.config.sizes
+    rng = np.random.default_rng(seed)
+    for _ in range(rounds):
+        done = np.zeros(length, np.float32)
+        done[-1] = 1
+        trainer.replay.add_round(
+            rng.uniform(-1, 1, (length + 1, sz.state_dim)).astype(np.float32),
+            rng.uniform(-1, 1, (length, sz.action_dim)).astype(np.float32),
+            (reward_scale * rng.standard_normal(length)).astype(np.float32),
+            done,
+            np.tanh(rng.standard_normal((length, sz.hidden))).astype(np.float32),
+        )
+
+
+def test_burn_in_steps_carry_no_gradient() -> None:
+    trainer = SacTrainer(config())
+    fill(trainer)
+    b = trainer.replay.sample(8, np.random.default_rng(0))
+    obs = torch.tensor(b.obs, requires_grad=True)
+    act = torch.tensor(b.action, requires_grad=True)
+    h0 = torch.tensor(b.hidden, requires_grad=True)
+    loss = trainer.losses(obs, act, torch.tensor(b.reward), torch.tensor(b.done), h0)
+    (loss["critic_loss"] + loss["actor_loss"]).backward()
+    burn = trainer.config.burn_in
+    assert obs.grad is not None and act.grad is not None
+    assert torch.count_nonzero(obs.grad[:, :burn]) == 0
+    assert torch.count_nonzero(act.grad[:, :burn]) == 0
+    assert h0.grad is None or torch.count_nonzero(h0.grad) == 0
+    # the trained steps do get gradient
+    assert torch.count_nonzero(obs.grad[:, burn:]) > 0
+    assert torch.count_nonzero(act.grad[:, burn:]) > 0
+
+
+def test_polyak_averaging() -> None:
+    trainer = SacTrainer(config(tau=0.25))
+    fill(trainer)
+    before_t = [p.detach().clone() for p in trainer.target.parameters()]
+    trainer.train_step()
+    after_c = [p.detach().clone() for p in trainer.critic.parameters()]
+    for t_before, t_after, c in zip(before_t, trainer.target.parameters(), after_c, strict=True):
+        assert torch.allclose(t_after, 0.75 * t_before + 0.25 * c, atol=1e-6)
+    assert any(not torch.equal(a, b) for a, b in zip(before_t, trainer.target.parameters(), strict=True))
+
+
+def test_gradient_clipping_bounds_the_step() -> None:
+    # Huge rewards give huge critic gradients; with SGD-like reasoning the applied gradient norm must be <= 1.
+    trainer = SacTrainer(config(grad_clip=1.0))
+    fill(trainer, reward_scale=1e4)
+    captured: dict[str, float] = {}
+    orig_step = trainer.critic_opt.step
+
+    def spy(*args: object, **kw: object) -> object:
+        grads = [p.grad for p in trainer.critic.parameters() if p.grad is not None]
+        captured["norm"] = float(
+            torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+        )
+        return orig_step(*args, **kw)  # type: ignore[arg-type]
+
+    trainer.critic_opt.step = spy  # type: ignore[method-assign]
+    metrics = trainer.train_step()
+    assert metrics is not None
+    assert metrics["critic_grad_norm"] > 100.0  # reported before clipping
+    assert captured["norm"] == pytest.approx(1.0, rel=1e-4)
+
+
+def test_alpha_moves_toward_the_entropy_target() -> None:
+    # Fresh policy: entropy well above -4, so alpha must fall; with a target above the entropy it must rise.
+    down = SacTrainer(config(alpha_lr=1e-2))
+    fill(down)
+    a0 = down.alpha
+    for _ in range(5):
+        m = down.train_step()
+    assert m is not None and m["entropy"] > -4.0
+    assert down.alpha < a0
+    up = SacTrainer(config(alpha_lr=1e-2, target_entropy=50.0))
+    fill(up)
+    for _ in range(5):
+        up.train_step()
+    assert up.alpha > a0
+
+
+def test_metrics_and_snapshot_publication() -> None:
+    trainer = SacTrainer(config())
+    assert trainer.train_step() is None  # empty replay
+    fill(trainer)
+    snap0 = trainer.snapshot
+    m = trainer.train_step()
+    assert m is not None
+    for key in ("critic_loss", "actor_loss", "alpha_loss", "alpha", "updates", "replay_size"):
+        assert np.isfinite(m[key]), key
+    assert m["updates"] == 1 and m["replay_size"] == len(trainer.replay)
+    snap1 = trainer.snapshot
+    assert snap1.version == snap0.version + 1 and snap1.updates == 1
+    arr = snap1.arrays["actor.fc_in.weight"]
+    with pytest.raises(ValueError):
+        arr[0, 0] = 1.0  # immutable
+    assert not np.array_equal(arr, snap0.arrays["actor.fc_in.weight"])
+
+
+def test_state_arrays_cover_everything_and_match_specs() -> None:
+    trainer = SacTrainer(config())
+    arrays = trainer.state_arrays()
+    specs = trainer.array_specs()
+    assert set(arrays) == set(specs)
+    for name, (shape, dtype) in specs.items():
+        assert arrays[name].shape == shape and str(arrays[name].dtype) == dtype, name
+    for prefix in (
+        "actor.",
+        "critic1.",
+        "critic2.",
+        "target1.",
+        "target2.",
+        "adam.actor.",
+        "adam.critic.",
+        "adam.alpha.",
+    ):
+        assert any(k.startswith(prefix) for k in arrays), prefix
+    assert "log_alpha" in arrays and "critic1.gru.weight_hh_l0" in arrays
+    assert trainer.network_sizes()["hidden"] == 16
+    assert set(trainer.actor_arrays()) == {k for k in arrays if k.startswith("actor.")}
+    bad = dict(arrays)
+    bad["critic2.q.bias"] = np.zeros(3, np.float32)
+    with pytest.raises(ValueError, match="critic2.q.bias"):
+        trainer.load_state_arrays(bad)
+    del bad["critic2.q.bias"]
+    with pytest.raises(ValueError, match="lacks"):
+        trainer.load_state_arrays(bad)
+
+
+def test_resume_from_state_arrays_is_bit_identical() -> None:
+    a = SacTrainer(config())
+    fill(a)
+    for _ in range(3):
+        a.train_step()
+    saved = {k: v.copy() for k, v in a.state_arrays().items()}
+    for _ in range(3):
+        a.train_step()
+    final_a = a.state_arrays()
+
+    b = SacTrainer(config(seed=99))  # different initial weights and generators: all must be overwritten
+    fill(b)  # the same replay contents (the replay is not part of the arrays)
+    b.load_state_arrays(saved)
+    assert b.updates == 3
+    for _ in range(3):
+        b.train_step()
+    final_b = b.state_arrays()
+    assert set(final_a) == set(final_b)
+    for k in final_a:
+        assert np.array_equal(final_a[k], final_b[k]), k
+
+
+@pytest.mark.parametrize("history", ["online", "target"])
+def test_update_accepts_an_explicit_batch(history: str) -> None:
+    trainer = SacTrainer(config(target_history=history))
+    sz, L = SMALL, trainer.config.window
+    rng = np.random.default_rng(0)
+    batch = Batch(
+        obs=rng.uniform(-1, 1, (4, L + 1, sz.state_dim)).astype(np.float32),
+        action=rng.uniform(-1, 1, (4, L, sz.action_dim)).astype(np.float32),
+        reward=rng.standard_normal((4, L)).astype(np.float32),
+        done=np.zeros((4, L), np.float32),
+        hidden=np.zeros((4, sz.hidden), np.float32),
+    )
+    m = trainer.update(batch)
+    assert m["updates"] == 1 and np.isfinite(m["critic_loss"])
