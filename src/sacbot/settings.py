@@ -71,6 +71,18 @@ class SacbotSettings(BaseSettings):
     radar_mode: Literal["spin", "lock"] = "spin"
     device: Literal["auto", "cpu", "cuda"] = "auto"
     seed: int | None = None
+    # `sacbot play` (runtime): the channel between the realtime and trainer threads, and the trainer's pace.
+    channel_capacity: int = Field(4096, ge=1)  # transitions; when full the oldest is dropped and counted
+    warmup_rounds: int = Field(2, ge=0)  # rounds stored in the replay before the first update
+    utd_ratio: float = 0.5  # updates per stored transition; <= 0 trains flat out
+    publish_every: int = Field(10, ge=1)  # publish new actor weights every N updates
+    best_window: int = Field(10, ge=1)  # rounds in the per-opponent score-share window
+    torch_threads: int = Field(1, ge=1)  # torch intra-op threads of the trainer thread
+    switch_interval_ms: float = Field(0.5, gt=0)  # sys.setswitchinterval, so the realtime thread waits less
+    stats_file: Path | None = None  # bench only: per-tick latencies and update rate as JSON at exit
+    batch_size: int = Field(64, ge=1)  # windows per SAC update in `sacbot play`'s trainer
+    trainer_nice: int = Field(0, ge=0, le=19)  # niceness added to the trainer thread (Linux)
+    trainer_duty: float = Field(1.0, gt=0, le=1)  # share of wall time the trainer updates; it sleeps the rest
 
 
 _S = TypeVar("_S", bound=BaseSettings)

@@ -7,42 +7,149 @@ from __future__ import annotations
 
 import typer
 
-from sacbot.errors import NotBuiltYet
+from sacbot.errors import UserError
 
 app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 
 
 @app.command("engine")
 def engine(json_output: bool = typer.Option(False, "--json")) -> None:
-    """Engine turns per second, 1v1 and 10-bot melee."""
-    raise NotBuiltYet("the game engine (issue: engine)")
+    """Engine turns per second, 1v1 and 10-bot melee (medians of 5 runs; per CPU-second, and wall-clock)."""
+    import json
+
+    from sacbot.engine.bench import bench_engine
+
+    figures = bench_engine()
+    if json_output:
+        typer.echo(json.dumps(figures))
+        return
+    for name, value in figures.items():
+        typer.echo(f"{name}: {value:,.0f}")
 
 
 @app.command("arena")
-def arena(json_output: bool = typer.Option(False, "--json")) -> None:
+def arena(
+    json_output: bool = typer.Option(False, "--json"),
+    windows: int = typer.Option(3, "--windows", min=1, help="Measurement windows (the figures are medians)."),
+    window_s: float = typer.Option(2.0, "--window-s", min=0.2, help="Seconds per window."),
+    client: bool = typer.Option(False, "--client", help="Run the two bots on sacbot.client."),
+) -> None:
     """Arena turns per second for a 1v1 between two bot processes over WebSocket."""
-    raise NotBuiltYet("the arena server (issue: arena)")
+    import json
+
+    from sacbot.arena.bench import bench_arena
+
+    figures = bench_arena(windows=windows, window_s=window_s, client=client)
+    if json_output:
+        typer.echo(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            typer.echo(f"{key}: {value}")
 
 
 @app.command("inference")
-def inference(json_output: bool = typer.Option(False, "--json")) -> None:
+def inference(
+    json_output: bool = typer.Option(False, "--json"),
+    steps: int = typer.Option(20000, "--steps", help="Actor steps timed per path."),
+) -> None:
     """One actor step at batch 1: fast path against torch."""
-    raise NotBuiltYet("the learning core (issue: SAC-GRU core)")
+    import json
+
+    from sacbot.agent.bench import bench_inference
+
+    if steps < 200:
+        raise UserError("--steps must be at least 200", exit_code=2)
+    figures = bench_inference(steps=steps)
+    if json_output:
+        typer.echo(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            typer.echo(f"{key:>14}: {value}")
 
 
 @app.command("trainer")
-def trainer(json_output: bool = typer.Option(False, "--json")) -> None:
+def trainer(
+    json_output: bool = typer.Option(False, "--json"),
+    batch: int = typer.Option(64, "--batch", help="Windows per update."),
+    threads: int = typer.Option(1, "--threads", help="torch intra-op threads."),
+    seconds: float = typer.Option(10.0, "--seconds", help="How long to measure."),
+    device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto."),
+) -> None:
     """SAC-GRU updates per second."""
-    raise NotBuiltYet("the learning core (issue: SAC-GRU core)")
+    import json
+
+    from sacbot.agent.bench import bench_trainer
+
+    if batch < 1 or threads < 1 or seconds <= 0:
+        raise UserError("--batch and --threads must be at least 1 and --seconds positive", exit_code=2)
+    if device not in ("cpu", "cuda", "auto"):
+        raise UserError(f"--device must be cpu, cuda or auto, not {device!r}", exit_code=2)
+    import torch
+
+    if device == "cuda" and not torch.cuda.is_available():
+        raise UserError("--device cuda: no CUDA device is available", exit_code=2)
+    figures = bench_trainer(batch=batch, threads=threads, seconds=seconds, device=device)
+    if json_output:
+        typer.echo(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            typer.echo(f"{key:>17}: {value}")
 
 
 @app.command("play")
-def play(json_output: bool = typer.Option(False, "--json")) -> None:
+def play(
+    json_output: bool = typer.Option(False, "--json"),
+    turns: int = typer.Option(20_000, "--turns", min=1, help="Turns to play (summed over rounds)."),
+    opponent: str = typer.Option(
+        "SpinBot", "--opponent", help="Opponent: a name under bots/, or a bot folder."
+    ),
+) -> None:
     """Tick-to-intent latency of `sacbot play` with the trainer running flat out."""
-    raise NotBuiltYet("the realtime bot (issue: `sacbot play`)")
+    import json
+
+    from sacbot.runtime.bench import bench_play
+
+    figures = bench_play(turns, opponent)
+    if json_output:
+        typer.echo(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            typer.echo(f"{key:>14}: {value}")
 
 
 @app.command("env")
-def env(json_output: bool = typer.Option(False, "--json")) -> None:
-    """Gymnasium environment steps per second, single and vectorised."""
-    raise NotBuiltYet("the Gymnasium environment (issue: fast in-process training)")
+def env(
+    json_output: bool = typer.Option(False, "--json"),
+    steps: int = typer.Option(20_000, "--steps", min=100, help="Steps per run (3 runs; the median)."),
+    opponent: str = typer.Option("SpinBot", "--opponent", help="The classic opponent in every arena."),
+) -> None:
+    """Gymnasium environment steps per second, single and 16 vectorised arenas (random actions)."""
+    import json
+
+    from sacbot.env.bench import bench_env
+    from sacbot.opponents import opponent_class
+
+    figures = bench_env(steps=steps, opponent=opponent_class(opponent).name)
+    if json_output:
+        typer.echo(json.dumps(figures))
+        return
+    for name, value in figures.items():
+        typer.echo(f"{name}: {value:,.0f}")
+
+
+@app.command("codec")
+def codec(
+    json_output: bool = typer.Option(False, "--json"),
+    number: int = typer.Option(5000, "--number", min=100, help="Operations per run (9 runs; the median)."),
+) -> None:
+    """Codec microseconds (decode a tick, encode an intent, construct a tick): ours vs pydantic."""
+    import json
+
+    from sacbot.protocol.bench import run_codec_bench
+
+    figures = run_codec_bench(number=number)
+    if json_output:
+        typer.echo(json.dumps(figures))
+        return
+    for name, ops in figures.items():
+        typer.echo(f"{name}: " + ", ".join(f"{op} {us:.2f} us" for op, us in ops.items()))

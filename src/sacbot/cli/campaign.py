@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from sacbot.errors import NotBuiltYet
+from sacbot.errors import UserError
+
+
+def _json_line(obj: dict[str, Any]) -> None:
+    print(json.dumps(obj, separators=(",", ":")), flush=True)
 
 
 def train_campaign(
@@ -15,7 +22,48 @@ def train_campaign(
     json_output: bool = typer.Option(False, "--json", help="JSON progress lines instead of tables."),
 ) -> None:
     """Chunked training against weighted opponents with crash-restart, eval and best-gating."""
-    raise NotBuiltYet("the campaign runner (issue: `sacbot train-campaign`)")
+    from rich.console import Console
+    from rich.live import Live
+
+    from sacbot.campaign.config import load_campaign
+    from sacbot.campaign.loop import CampaignLoop, RunPaths
+    from sacbot.campaign.runner import ArenaBackend
+    from sacbot.campaign.view import CampaignView
+
+    campaign = load_campaign(file)
+    run_dir = campaign.out_dir(out)
+    backend = ArenaBackend(campaign, RunPaths(run_dir))
+    view = CampaignView(campaign.name, campaign.chunks.budget)
+    console = Console(stderr=False)
+    live: Live | None = None
+
+    def report(event: dict[str, Any]) -> None:
+        view.update(event)
+        if json_output:
+            _json_line(event)
+        elif live is not None:
+            live.update(view.render())
+
+    loop = CampaignLoop(campaign, run_dir, backend, report)
+    view.best = loop.best_composite()
+    try:
+        if json_output:
+            loop.run()
+        else:
+            with Live(view.render(), console=console, refresh_per_second=4, transient=False) as live_view:
+                live = live_view
+                loop.run()
+            live = None
+            console.print()
+            console.print(view.summary())
+            console.print(f"run folder: {run_dir}")
+    except KeyboardInterrupt:
+        raise UserError(
+            f"interrupted; the last completed round is saved in {run_dir}; re-run the same command to resume",
+            130,
+        ) from None
+    finally:
+        backend.close()
 
 
 def eval_command(
@@ -25,7 +73,39 @@ def eval_command(
     json_output: bool = typer.Option(False, "--json"),
 ) -> None:
     """Deterministic eval games with a frozen policy."""
-    raise NotBuiltYet("the campaign runner (issue: `sacbot eval`)")
+    from rich.console import Console
+    from rich.table import Table
+
+    from sacbot.campaign.evaluate import evaluate
+
+    names = [n.strip() for n in opponents.split(",") if n.strip()]
+    results = evaluate(checkpoint, names, rounds)
+    if json_output:
+        rows = [
+            {
+                "opponent": name,
+                "rounds": s.rounds,
+                "wins": s.wins,
+                "win_rate": s.win_rate,
+                "score_share": s.score_share,
+            }
+            for name, s in results
+        ]
+        print(json.dumps(rows))
+        return
+    table = Table(title=f"eval of {checkpoint}", title_justify="left")
+    for col in ("opponent", "rounds", "wins", "win rate", "score share", "bullet damage"):
+        table.add_column(col, justify="left" if col == "opponent" else "right")
+    for name, s in results:
+        table.add_row(
+            name,
+            str(s.rounds),
+            str(s.wins),
+            f"{s.win_rate:.3f}",
+            f"{s.score_share:.3f}",
+            f"{s.bullet_damage:.0f}",
+        )
+    Console().print(table)
 
 
 def make_twin(
@@ -35,4 +115,9 @@ def make_twin(
     learning: bool = typer.Option(False, "--learning", help="Let the twin train its own copy."),
 ) -> None:
     """Write a self-play clone bot directory seeded from a frozen checkpoint."""
-    raise NotBuiltYet("the campaign runner (issue: `sacbot make-twin`)")
+    from sacbot.campaign.twin import make_twin as write_twin
+
+    result = write_twin(source, name, bots_dir, learning)
+    mode = "learning" if result.learning else "frozen (eval mode)"
+    action = "reset" if result.reset else "wrote"
+    print(f"{action} twin {result.folder} ({mode}) from {result.source}", file=sys.stdout)

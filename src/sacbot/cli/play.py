@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import typer
+import sys
 
-from sacbot.errors import NotBuiltYet
-from sacbot.settings import load_sacbot_settings, load_tank_royale_env
+import typer
 
 
 def play(
     eval_mode: bool = typer.Option(
-        False, "--eval", help="Frozen deterministic policy: no training, no saving."
+        False, "--eval", help="Frozen deterministic policy: no training, no saving (also SACBOT_EVAL_MODE=1)."
     ),
 ) -> None:
     """Run the SAC-GRU bot against a Tank Royale server (SERVER_URL), learning while it fights."""
-    load_tank_royale_env()
-    load_sacbot_settings()
-    raise NotBuiltYet("the realtime bot runtime (issue: `sacbot play`)")
+    try:
+        from sacbot.runtime.app import run_play  # heavy imports (torch) stay out of `sacbot --help`
+
+        run_play(eval_mode)
+    except KeyboardInterrupt:  # Ctrl-C before the game loop took over: nothing to save yet
+        print("sacbot play: interrupted", file=sys.stderr)
+        raise typer.Exit(130) from None

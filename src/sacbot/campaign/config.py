@@ -1,0 +1,169 @@
+"""Campaign files (`campaigns/*.toml`): the pydantic model and its loader.
+
+A bad file ends in one `UserError` line naming the field (`opponents.Walls: ...`), never a traceback.
+Relative paths in a file resolve against the current working directory, like every other path a user types.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from sacbot.errors import UserError
+
+GameType = Literal["classic", "1v1", "melee", "twinduel", "custom"]
+
+
+class _Strict(BaseModel):
+    # A typo in a campaign file should be an error, not a silently ignored key.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ServerConfig(_Strict):
+    """Embedded arena by default; `url` points at a running Tank Royale (or `sacbot arena serve`) server."""
+
+    url: str | None = None
+    controller_secret: str | None = None
+    bot_secret: str | None = None
+    # Turns per second; -1 runs unthrottled (training wants that).
+    tps: int = Field(default=-1, ge=-1, le=999)
+
+    @field_validator("url")
+    @classmethod
+    def _ws_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("ws://", "wss://")):
+            raise ValueError("must start with ws:// or wss://")
+        return value
+
+    @property
+    def embedded(self) -> bool:
+        return self.url is None
+
+
+class GameConfig(_Strict):
+    type: GameType = "1v1"
+    # GameSetup overrides in snake_case (e.g. turn_timeout = 30000); checked when a game starts.
+    setup: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known_fields(self) -> GameConfig:
+        from sacbot.engine import game_setup_for
+
+        try:
+            game_setup_for(self.type, **self.setup)
+        except UserError as exc:
+            raise ValueError(f"setup: {exc}") from None
+        return self
+
+
+class ChunkConfig(_Strict):
+    rounds: int = Field(..., ge=1, description="rounds per chunk (one game)")
+    budget: int = Field(..., ge=1, description="chunks to complete")
+
+
+class EvalConfig(_Strict):
+    every: int = Field(default=0, ge=0, description="eval after every N completed chunks; 0 = never")
+    rounds: int = Field(default=10, ge=1)
+    opponents: list[str] = Field(default_factory=list)
+    # What one eval of one opponent scores (the composite averages it per opponent, then over opponents).
+    metric: Literal["score_share", "win_rate"] = "score_share"
+    window: int = Field(default=5, ge=1, description="evals in each opponent's moving average")
+
+    @model_validator(mode="after")
+    def _needs_opponents(self) -> EvalConfig:
+        if self.every > 0 and not self.opponents:
+            raise ValueError("opponents: needs at least one eval opponent when every > 0")
+        return self
+
+
+class RetryConfig(_Strict):
+    max_retries: int = Field(default=3, ge=0, description="retries per chunk after its first attempt")
+    backoff_s: float = Field(default=1.0, ge=0)
+    backoff_factor: float = Field(default=2.0, ge=1)
+    backoff_max_s: float = Field(default=60.0, ge=0)
+
+
+class LivenessConfig(_Strict):
+    # Bots must connect and the game must start within this many seconds.
+    boot_timeout_s: float = Field(default=60.0, gt=0)
+    # Round events and the bot's round counter must each advance within this many seconds.
+    round_timeout_s: float = Field(default=120.0, gt=0)
+
+
+class PretrainConfig(_Strict):
+    """A fast in-process pretraining phase (`sacbot train-fast`) before the first real-time chunk."""
+
+    steps: int = Field(..., ge=1)
+    envs: int = Field(default=8, ge=1)
+    opponents: list[str] = Field(..., min_length=1)
+
+
+class Campaign(_Strict):
+    name: str = Field(..., min_length=1)
+    out: Path | None = None
+    seed: int = 0
+    # Where opponent names are looked up, in order (`<dir>/<Name>/<Name>.json`).
+    bots_dirs: list[Path] = Field(default_factory=lambda: [Path("bots")])
+    # The training bot's directory (default: `SacBot` found in bots_dirs).
+    sacbot_dir: Path | None = None
+    # A checkpoint to start from when the run has no `latest` yet (else pretraining, else a fresh init).
+    start_from: Path | None = None
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    game: GameConfig = Field(default_factory=GameConfig)
+    chunks: ChunkConfig
+    # The training pool: opponent name (or bot directory path) -> sampling weight.
+    opponents: dict[str, float] = Field(..., min_length=1)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+    retry: RetryConfig = Field(default_factory=RetryConfig)
+    liveness: LivenessConfig = Field(default_factory=LivenessConfig)
+    pretrain: PretrainConfig | None = None
+
+    @field_validator("opponents")
+    @classmethod
+    def _weights(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, weight in value.items():
+            if not weight >= 0:  # also rejects NaN
+                raise ValueError(f"{name}: weight must be >= 0")
+            if opponent_name(name) == "SacBot":
+                raise ValueError(
+                    f"{name}: the training bot cannot be its own opponent; use `sacbot make-twin`"
+                )
+        if sum(value.values()) <= 0:
+            raise ValueError("at least one weight must be > 0")
+        return value
+
+    def out_dir(self, override: Path | None = None) -> Path:
+        return override or self.out or Path("runs") / self.name
+
+
+def opponent_name(entry: str) -> str:
+    """A pool entry is a bot name or a bot directory path; its name is the directory's last part."""
+    return Path(entry).name if "/" in entry else entry
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def parse_campaign(data: dict[str, Any], source: str = "campaign") -> Campaign:
+    try:
+        return Campaign.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        msg = err["msg"].removeprefix("Value error, ")
+        raise UserError(f"{source}: {_field_path(err['loc'])}: {msg}", exit_code=2) from None
+
+
+def load_campaign(path: Path) -> Campaign:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read campaign file {path}: {exc.strerror or exc}", exit_code=2) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not valid TOML: {exc}", exit_code=2) from None
+    return parse_campaign(data, str(path))

@@ -1,0 +1,73 @@
+"""`sacbot eval`: deterministic eval games of a frozen checkpoint against named opponents.
+
+The bot plays in eval mode (`SACBOT_EVAL_MODE=1`) from a private copy of the checkpoint in a temporary run
+folder, so the file named on the command line is only ever read.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sacbot.campaign.config import parse_campaign
+from sacbot.campaign.loop import ChunkFailed, GameScore, RunPaths
+from sacbot.errors import UserError
+
+
+def evaluate(
+    checkpoint: Path,
+    opponents: list[str],
+    rounds: int,
+    game_type: str = "1v1",
+    bots_dirs: list[Path] | None = None,
+    report: Callable[[dict[str, Any]], None] = lambda event: None,
+    retries: int = 1,
+) -> list[tuple[str, GameScore]]:
+    from sacbot.campaign.runner import ArenaBackend
+    from sacbot.checkpoint import atomic_write_bytes, load_checkpoint
+
+    if not opponents:
+        raise UserError("--opponents: name at least one opponent", exit_code=2)
+    if rounds < 1:
+        raise UserError("--rounds: must be >= 1", exit_code=2)
+    load_checkpoint(checkpoint)  # a corrupt or missing archive is one clear line before any process starts
+    data = {
+        "name": "eval",
+        "chunks": {"rounds": rounds, "budget": 1},
+        "opponents": {opponents[0]: 1},
+        "game": {"type": game_type},
+    }
+    if bots_dirs is not None:
+        data["bots_dirs"] = [str(d) for d in bots_dirs]
+    campaign = parse_campaign(data, "eval")
+    with tempfile.TemporaryDirectory(prefix="sacbot-eval-") as tmp:
+        paths = RunPaths(Path(tmp))
+        copy = paths.eval_dir / "checkpoint.zip"
+        atomic_write_bytes(copy, checkpoint.read_bytes())
+        backend = ArenaBackend(campaign, paths)
+        out: list[tuple[str, GameScore]] = []
+        try:
+            for name in opponents:
+                for attempt in range(retries + 1):
+                    try:
+                        score = backend.run_eval(copy, name, rounds, report)
+                        break
+                    except ChunkFailed as exc:
+                        report(
+                            {
+                                "event": "eval_failed",
+                                "opponent": name,
+                                "attempt": attempt + 1,
+                                "reason": str(exc),
+                            }
+                        )
+                        if attempt == retries:
+                            raise UserError(f"eval against {name} failed: {exc}", exit_code=1) from None
+                        time.sleep(1.0)
+                out.append((name, score))
+        finally:
+            backend.close()
+    return out

@@ -1,0 +1,327 @@
+"""The campaign loop: chunks with bounded retries, periodic evals, global-best promotion, resume from the log.
+
+The loop owns the decisions (which chunk is next, whether to retry, when to eval, whether to promote); a
+`Backend` does the I/O of one chunk or one eval game (`sacbot.campaign.runner.ArenaBackend` for real games).
+Every decision is written to the campaign log before or as it takes effect, so a re-run resumes where the last
+run stopped: the completed chunk count comes from the log, the weights from the `latest` checkpoint.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from sacbot.campaign.config import Campaign, opponent_name
+from sacbot.campaign.log import CampaignLog, ResumeState, append_jsonl, read_eval_history
+from sacbot.campaign.retry import RetryPolicy
+from sacbot.campaign.sampler import OpponentSampler
+from sacbot.campaign.scoring import EvalRecord, composite, score_kind, should_promote
+from sacbot.errors import UserError
+
+Reporter = Callable[[dict[str, Any]], None]
+LOGGED_BACKEND_EVENTS = ("server_restart", "fault_injected", "pretrain_start")
+_T = TypeVar("_T")
+
+
+class ChunkFailed(Exception):
+    """A chunk or eval game that crashed or hung; its processes are already stopped. The loop retries it."""
+
+
+class CampaignFailed(UserError):
+    """A chunk failed more often than the retry policy allows: the budget is unfinished (exit 1)."""
+
+
+@dataclass(frozen=True)
+class ChunkOutcome:
+    rounds: int
+    wins: int
+    score_share: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class GameScore:
+    """One eval game of the policy against one opponent."""
+
+    rounds: int
+    wins: int
+    win_rate: float
+    score_share: float
+    bullet_damage: float
+
+
+class Backend(Protocol):
+    def run_chunk(self, chunk: int, opponent: str, rounds: int, report: Reporter) -> ChunkOutcome: ...
+
+    def run_eval(self, checkpoint: Path, opponent: str, rounds: int, report: Reporter) -> GameScore: ...
+
+    def pretrain(self, report: Reporter) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    """Every file a campaign run writes lives under `out`."""
+
+    out: Path
+
+    @property
+    def weights(self) -> Path:
+        return self.out / "weights"
+
+    @property
+    def latest(self) -> Path:
+        return self.weights / "latest.zip"
+
+    @property
+    def best(self) -> Path:
+        return self.weights / "best.zip"
+
+    @property
+    def campaign_log(self) -> Path:
+        return self.out / "campaign_log.jsonl"
+
+    @property
+    def eval_log(self) -> Path:
+        return self.out / "eval_log.jsonl"
+
+    @property
+    def best_score(self) -> Path:
+        return self.out / "best_score"
+
+    @property
+    def eval_dir(self) -> Path:
+        return self.out / "eval"
+
+    @property
+    def logs(self) -> Path:
+        return self.out / "logs"
+
+
+def eval_due(campaign: Campaign, chunk: int) -> bool:
+    every = campaign.eval.every
+    return every > 0 and (chunk % every == 0 or chunk == campaign.chunks.budget)
+
+
+def stored_best_score(path: Path, kind: str) -> float | None:
+    """The global best's stored score when it measures `kind` (the archive's metadata is the truth)."""
+    if not path.exists():
+        return None
+    from sacbot.checkpoint.archive import read_meta
+
+    try:
+        meta = read_meta(path)
+    except UserError:
+        return None
+    if meta is None or meta.score is None or meta.score_kind != kind:
+        return None
+    return float(meta.score)
+
+
+class CampaignLoop:
+    def __init__(
+        self,
+        campaign: Campaign,
+        out: Path,
+        backend: Backend,
+        report: Reporter = lambda event: None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.campaign = campaign
+        self.paths = RunPaths(out)
+        self.backend = backend
+        self._report = report
+        self._sleep = sleep
+        self.log = CampaignLog(self.paths.campaign_log)
+        self.sampler = OpponentSampler(campaign.opponents, campaign.seed)
+        r = campaign.retry
+        self.policy = RetryPolicy(r.max_retries, r.backoff_s, r.backoff_factor, r.backoff_max_s)
+        self.kind = score_kind(campaign.eval.metric, campaign.eval.window)
+
+    def _event(self, event: str, **fields: Any) -> None:
+        self._report(self.log.write(event, **fields))
+
+    def _backend_event(self, event: dict[str, Any]) -> None:
+        """Progress from the backend: shown live; the rare ones worth keeping also go to the campaign log."""
+        if event.get("event") in LOGGED_BACKEND_EVENTS:
+            fields = {k: v for k, v in event.items() if k != "event"}
+            event = self.log.write(str(event["event"]), **fields)
+        self._report(event)
+
+    def run(self) -> ResumeState:
+        """Run the budget to the end (or resume it). Raises CampaignFailed, KeyboardInterrupt."""
+        self.paths.out.mkdir(parents=True, exist_ok=True)
+        events = self.log.events()
+        others = {str(e.get("campaign")) for e in events if e.get("event") == "start"} - {self.campaign.name}
+        if others:
+            raise UserError(
+                f"{self.paths.out} holds a run of campaign {sorted(others)[0]!r}, "
+                f"not {self.campaign.name!r}; choose another --out",
+                exit_code=2,
+            )
+        state = ResumeState.from_events(events)
+        budget = self.campaign.chunks.budget
+        self._event("start", campaign=self.campaign.name, budget=budget, completed=state.completed)
+        chunk = state.completed
+        try:
+            self._prepare(state)
+            if chunk > 0 and eval_due(self.campaign, chunk) and chunk not in state.evaluated:
+                self._eval(chunk)  # the previous run stopped between a chunk and its eval
+            while chunk < budget:
+                chunk += 1
+                self._chunk(chunk)
+                state.completed = chunk
+                if eval_due(self.campaign, chunk):
+                    self._eval(chunk)
+                    state.evaluated.add(chunk)
+        except KeyboardInterrupt:
+            self._event("interrupted", chunk=chunk, completed=state.completed)
+            raise
+        self._event("finished", completed=state.completed, budget=budget, best=self.best_composite())
+        return state
+
+    def best_composite(self) -> float | None:
+        return stored_best_score(self.paths.best, self.kind)
+
+    def _prepare(self, state: ResumeState) -> None:
+        """Seed `latest` once: from `start_from`, or from a pretraining phase; otherwise play starts fresh."""
+        if self.paths.latest.exists():
+            return
+        if self.campaign.start_from is not None:
+            from sacbot.checkpoint.atomic import atomic_write_bytes
+
+            try:
+                data = self.campaign.start_from.read_bytes()
+            except OSError as exc:
+                raise UserError(
+                    f"start_from: cannot read {self.campaign.start_from}: {exc.strerror}", 2
+                ) from None
+            atomic_write_bytes(self.paths.latest, data)
+            self._event("seeded", source=str(self.campaign.start_from))
+        elif self.campaign.pretrain is not None and not state.pretrained:
+            self._retrying("pretrain", 0, lambda: self.backend.pretrain(self._backend_event))
+            self._event("pretrain_done")
+
+    def _retrying(self, what: str, chunk: int, attempt_fn: Callable[[], _T], **fields: Any) -> _T:
+        failures = 0
+        while True:
+            try:
+                return attempt_fn()
+            except ChunkFailed as exc:
+                failures += 1
+                if not self.policy.may_retry(failures):
+                    what_text = f"chunk {chunk}" if what == "chunk" else f"{what} (after chunk {chunk})"
+                    self._event(
+                        "gave_up", what=what, chunk=chunk, attempts=failures, reason=str(exc), **fields
+                    )
+                    raise CampaignFailed(
+                        f"{what_text} failed {failures} times (last: {exc}); "
+                        f"the budget is unfinished, re-run the same command to resume",
+                        exit_code=1,
+                    ) from None
+                delay = self.policy.delay(failures)
+                self._event(
+                    "chunk_failed",
+                    what=what,
+                    chunk=chunk,
+                    attempt=failures,
+                    reason=str(exc),
+                    retry_in_s=delay,
+                    **fields,
+                )
+                self._sleep(delay)
+
+    def _chunk(self, chunk: int) -> None:
+        opponent = self.sampler.sample(chunk)
+        rounds = self.campaign.chunks.rounds
+        attempt = 0
+
+        def one_attempt() -> ChunkOutcome:
+            nonlocal attempt
+            attempt += 1
+            self._event(
+                "chunk_start", chunk=chunk, attempt=attempt, opponent=opponent_name(opponent), rounds=rounds
+            )
+            return self.backend.run_chunk(chunk, opponent, rounds, self._backend_event)
+
+        outcome = self._retrying("chunk", chunk, one_attempt, opponent=opponent_name(opponent))
+        self._event(
+            "chunk_done",
+            chunk=chunk,
+            attempt=attempt,
+            opponent=opponent_name(opponent),
+            rounds=outcome.rounds,
+            wins=outcome.wins,
+            win_rate=outcome.wins / outcome.rounds if outcome.rounds else 0.0,
+            score_share=outcome.score_share,
+            seconds=round(outcome.seconds, 3),
+        )
+
+    def _eval(self, chunk: int) -> None:
+        cfg = self.campaign.eval
+        if not self.paths.latest.exists():
+            self._event("eval_skipped", chunk=chunk, reason="no latest checkpoint yet")
+            self._event("eval_done", chunk=chunk, composite=None, best=self.best_composite(), promoted=False)
+            return
+        # Evaluate a frozen copy, so the candidate that gets promoted is exactly the one that was scored.
+        self.paths.eval_dir.mkdir(parents=True, exist_ok=True)
+        candidate = self.paths.eval_dir / f"candidate-{chunk:05d}.zip"
+        from sacbot.checkpoint.atomic import atomic_write_bytes
+
+        atomic_write_bytes(candidate, self.paths.latest.read_bytes())
+        for entry in cfg.opponents:
+            name = opponent_name(entry)
+
+            def one_game(entry: str = entry) -> GameScore:
+                return self.backend.run_eval(candidate, entry, cfg.rounds, self._backend_event)
+
+            score = self._retrying("eval", chunk, one_game, opponent=name)
+            record = EvalRecord(
+                opponent=name,
+                rounds=score.rounds,
+                wins=score.wins,
+                win_rate=score.win_rate,
+                score_share=score.score_share,
+                chunk=chunk,
+                time=round(time.time(), 3),
+                bullet_damage=score.bullet_damage,
+            )
+            append_jsonl(self.paths.eval_log, record.to_json())
+            self._report({"event": "eval_result", **record.to_json()})
+        history = read_eval_history(self.paths.eval_log)
+        names = [opponent_name(e) for e in cfg.opponents]
+        value = composite(history, names, cfg.metric, cfg.window)
+        incumbent = self.best_composite()
+        promoted = False
+        if should_promote(value, incumbent) and value is not None:
+            promoted = self._promote(candidate, value, chunk)
+        self._event("eval_done", chunk=chunk, composite=value, best=self.best_composite(), promoted=promoted)
+        candidate.unlink(missing_ok=True)
+
+    def _promote(self, candidate: Path, value: float, chunk: int) -> bool:
+        from sacbot.checkpoint import CheckpointMeta, load_checkpoint, offer_best
+
+        arrays, meta = load_checkpoint(candidate)
+        if not offer_best(self.paths.best, arrays, meta or CheckpointMeta(), value, self.kind):
+            return False
+        from sacbot.checkpoint.atomic import atomic_write_text
+
+        atomic_write_text(
+            self.paths.best_score,
+            f"{value:.6f} {self.kind} chunk {chunk} {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\n",
+        )
+        self._event("promoted", chunk=chunk, composite=value)
+        return True
+
+
+def copy_tree_file(src: Path, dst: Path) -> None:
+    """Copy a file atomically (used for seeding weights folders)."""
+    from sacbot.checkpoint.atomic import atomic_write
+
+    with open(src, "rb") as fh:
+        atomic_write(dst, lambda out: shutil.copyfileobj(fh, out))

@@ -1,0 +1,530 @@
+"""The process shell of a campaign: one game (a training chunk or an eval game) on an arena.
+
+Per game: make sure the server is up (restarting a crashed embedded arena), boot the opponent's directory and
+the training bot's directory, connect as a controller, wait for both bots, start the game, and watch it. The
+watch applies the liveness rule (round events and the bot's round counter must advance) and notices a bot
+process that exits early or a server that goes away; any of these stops exactly the processes this game
+started and raises `ChunkFailed`, which the campaign loop retries from the `latest` checkpoint.
+
+Test-only fault injection (`SACBOT_CAMPAIGN_FAULTS`, e.g. `kill_bot@2.1,hang_bot@3.1,server_crash@1.1`): when
+round 1 of chunk N, attempt A has ended, kill the training bot (SIGKILL), freeze it (SIGSTOP) or stop the
+embedded arena. The failure then travels the ordinary detection and retry path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sacbot.campaign.config import Campaign, opponent_name
+from sacbot.campaign.liveness import LivenessWatch
+from sacbot.campaign.loop import ChunkFailed, ChunkOutcome, GameScore, Reporter, RunPaths
+from sacbot.campaign.scoring import summarize_results
+from sacbot.errors import UserError
+
+FAULTS_ENV = "SACBOT_CAMPAIGN_FAULTS"
+_POLL_S = 0.25
+# Campaign-controlled settings of the training bot; an opponent never inherits them from our environment.
+_BOT_KEYS = (
+    "SACBOT_WEIGHTS_DIR",
+    "SACBOT_OPPONENT",
+    "SACBOT_CHECKPOINT",
+    "SACBOT_EVAL_MODE",
+    "SACBOT_BOT_JSON",
+    "SACBOT_SEED",
+)
+
+
+def parse_faults(spec: str | None) -> dict[tuple[int, int], str]:
+    """`kind@chunk.attempt,...` -> {(chunk, attempt): kind}; eval games count as chunk 0."""
+    faults: dict[tuple[int, int], str] = {}
+    for item in (spec or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        kind, _, where = item.partition("@")
+        chunk, _, attempt = where.partition(".")
+        if kind not in ("kill_bot", "hang_bot", "server_crash") or not chunk.isdigit():
+            raise UserError(f"bad {FAULTS_ENV} item {item!r}", exit_code=2)
+        faults[(int(chunk), int(attempt or "1"))] = kind
+    return faults
+
+
+def resolve_bot_dir(entry: str, bots_dirs: list[Path]) -> Path:
+    """A pool entry (a name under one of the bots dirs, or a path) -> its bot directory."""
+    candidates = [Path(entry)] if "/" in entry else [root / entry for root in bots_dirs]
+    for folder in candidates:
+        if (folder / f"{folder.name}.json").is_file() or (folder / f"{folder.name}.sh").is_file():
+            return folder
+    where = ", ".join(str(c) for c in candidates)
+    raise UserError(f"opponent {entry!r}: no bot directory found (looked in {where})", exit_code=2)
+
+
+def default_bots_dirs(campaign_dirs: list[Path]) -> list[Path]:
+    """The file's bot dirs, then the project's own `bots/` (an editable install's checkout)."""
+    own = Path(__file__).resolve().parents[3] / "bots"
+    dirs = list(campaign_dirs)
+    if own.is_dir() and all(d.resolve() != own for d in dirs if d.exists()):
+        dirs.append(own)
+    return dirs
+
+
+def read_round_counter(path: Path) -> int | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")).get("rounds")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
+
+
+class JsonlTail:
+    """New complete lines of a growing JSONL file since the last call (for live metrics)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self._offset = path.stat().st_size
+        except OSError:
+            self._offset = 0
+
+    def read(self) -> list[dict[str, Any]]:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self._offset)
+                data = fh.read()
+        except OSError:
+            return []
+        end = data.rfind(b"\n") + 1
+        self._offset += end
+        out = []
+        for line in data[:end].splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                out.append(obj)
+        return out
+
+
+@dataclass
+class LiveStats:
+    """Per-chunk figures for the live view, from the bot's rounds.jsonl and training_metrics.jsonl."""
+
+    skipped_turns: int = 0
+    alpha: float | None = None
+    losses: dict[str, float] = field(default_factory=dict)
+    updates_per_s: float | None = None
+    _updates: tuple[float, int] | None = None
+
+    def absorb(self, rounds: list[dict[str, Any]], metrics: list[dict[str, Any]], now: float) -> None:
+        for r in rounds:
+            self.skipped_turns += int(r.get("skipped_turns", 0) or 0)
+        for m in metrics:
+            if isinstance(m.get("alpha"), int | float):
+                self.alpha = float(m["alpha"])
+            self.losses = {k: float(v) for k, v in m.items() if "loss" in k and isinstance(v, int | float)}
+            if isinstance(m.get("updates"), int):
+                # The bot's own clock when it says, else ours.
+                at = float(m["time"]) if isinstance(m.get("time"), int | float) else now
+                if self._updates is not None and at > self._updates[0]:
+                    self.updates_per_s = (m["updates"] - self._updates[1]) / (at - self._updates[0])
+                self._updates = (at, m["updates"])
+
+
+@dataclass(frozen=True)
+class GameResult:
+    rounds: int
+    results: list[dict[str, Any]]
+    seconds: float
+
+
+class ArenaBackend:
+    """Runs chunks and eval games as real processes on an arena (embedded, or a server at a URL)."""
+
+    def __init__(self, campaign: Campaign, paths: RunPaths) -> None:
+        self.campaign = campaign
+        self.paths = paths
+        self.bots_dirs = default_bots_dirs(list(campaign.bots_dirs))
+        self.sacbot_dir = campaign.sacbot_dir or resolve_bot_dir("SacBot", self.bots_dirs)
+        from sacbot.arena.booter import read_bot_dir
+
+        self.sacbot_name = read_bot_dir(self.sacbot_dir).name
+        # Every opponent must exist before the first chunk, not hours later when the sampler first draws it.
+        for entry in [*campaign.opponents, *campaign.eval.opponents]:
+            resolve_bot_dir(entry, self.bots_dirs)
+        self._faults = parse_faults(os.environ.get(FAULTS_ENV))
+        self._arena: Any = None
+        self._arena_secrets = (secrets.token_hex(8), secrets.token_hex(8))  # (controller, bot)
+        self._attempts: dict[int, int] = {}
+        self._report: Reporter = lambda event: None
+
+    # -- server -------------------------------------------------------------------------------------------
+    def _server(self) -> tuple[str, str | None, str | None]:
+        cfg = self.campaign.server
+        if not cfg.embedded:
+            assert cfg.url is not None
+            return cfg.url, cfg.controller_secret, cfg.bot_secret
+        if self._arena is not None and not self._arena_alive():
+            self._report({"event": "server_restart", "reason": "the embedded arena stopped"})
+            self._stop_arena()
+        if self._arena is None:
+            from sacbot.arena.server import EmbeddedArena
+
+            controller, bot = self._arena_secrets
+            self._arena = EmbeddedArena(
+                bot_secrets={bot}, controller_secrets={controller}, tps=cfg.tps, seed=self.campaign.seed
+            ).start()
+        return self._arena.url, *self._arena_secrets
+
+    def _arena_alive(self) -> bool:
+        thread = getattr(self._arena, "_thread", None)
+        return thread is not None and thread.is_alive()
+
+    def _stop_arena(self) -> None:
+        if self._arena is not None:
+            try:
+                self._arena.stop()
+            finally:
+                self._arena = None
+
+    def _crash_arena(self) -> None:
+        # Fault injection: the server goes away under the game; the reference stays, so the next attempt
+        # finds a dead arena and restarts it like after a real crash.
+        arena = self._arena
+        if arena is not None:
+            # From another thread: the caller is the controller's loop, which must stay free to answer.
+            threading.Thread(target=arena.stop, name="sacbot-fault-server-crash", daemon=True).start()
+
+    def close(self) -> None:
+        self._stop_arena()
+
+    # -- chunks and evals -----------------------------------------------------------------------------------
+    def run_chunk(self, chunk: int, opponent: str, rounds: int, report: Reporter) -> ChunkOutcome:
+        self._report = report
+        attempt = self._attempts[chunk] = self._attempts.get(chunk, 0) + 1
+        weights = self.paths.weights
+        weights.mkdir(parents=True, exist_ok=True)
+        env = {
+            "SACBOT_WEIGHTS_DIR": str(weights.resolve()),
+            "SACBOT_OPPONENT": opponent_name(opponent),
+            "SACBOT_EVAL_MODE": "0",
+            "SACBOT_SEED": str(self.campaign.seed * 100_003 + chunk * 101 + attempt),
+        }
+        if self.paths.latest.is_file():
+            env["SACBOT_CHECKPOINT"] = str(self.paths.latest.resolve())  # resume the full training state
+        result = self._game(
+            label=f"chunk-{chunk:05d}-a{attempt}",
+            opponent=opponent,
+            rounds=rounds,
+            bot_env=env,
+            counter=weights / "round_counter.json",
+            fault=self._faults.get((chunk, attempt)),
+            progress={"chunk": chunk, "attempt": attempt, "opponent": opponent_name(opponent)},
+        )
+        wins, _, share, _ = summarize_results(result.results, self.sacbot_name, result.rounds)
+        return ChunkOutcome(rounds=result.rounds, wins=wins, score_share=share, seconds=result.seconds)
+
+    def run_eval(self, checkpoint: Path, opponent: str, rounds: int, report: Reporter) -> GameScore:
+        self._report = report
+        eval_weights = self.paths.eval_dir / "weights"  # eval mode writes nothing; never the training folder
+        eval_weights.mkdir(parents=True, exist_ok=True)
+        env = {
+            "SACBOT_WEIGHTS_DIR": str(eval_weights.resolve()),
+            "SACBOT_OPPONENT": opponent_name(opponent),
+            "SACBOT_EVAL_MODE": "1",
+            "SACBOT_CHECKPOINT": str(checkpoint.resolve()),
+            "SACBOT_SEED": str(self.campaign.seed),
+        }
+        result = self._game(
+            label=f"eval-{opponent_name(opponent)}",
+            opponent=opponent,
+            rounds=rounds,
+            bot_env=env,
+            counter=None,
+            fault=None,
+            progress={"eval": True, "opponent": opponent_name(opponent)},
+        )
+        wins, win_rate, share, damage = summarize_results(result.results, self.sacbot_name, result.rounds)
+        return GameScore(result.rounds, wins, win_rate, share, damage)
+
+    def pretrain(self, report: Reporter) -> None:
+        import subprocess
+
+        cfg = self.campaign.pretrain
+        assert cfg is not None
+        out = self.paths.out / "pretrain"
+        cmd = [
+            sys.executable, "-m", "sacbot", "train-fast", "--opponents", ",".join(cfg.opponents),
+            "--steps", str(cfg.steps), "--envs", str(cfg.envs), "--out", str(out),
+            "--seed", str(self.campaign.seed),
+        ]  # fmt: skip
+        report({"event": "pretrain_start", "command": " ".join(cmd)})
+        self.paths.logs.mkdir(parents=True, exist_ok=True)
+        log_path = self.paths.logs / "pretrain.log"
+        with open(log_path, "ab") as log_file:  # stdout stays free for --json progress lines
+            done = subprocess.run(cmd, check=False, stdout=log_file, stderr=subprocess.STDOUT)
+        if done.returncode == 2:
+            raise UserError(f"pretrain: `sacbot train-fast` refused the settings (see {log_path})", 2)
+        if done.returncode != 0:
+            raise ChunkFailed(f"pretraining exited with code {done.returncode}")
+        produced = out / "latest.zip"
+        if produced.is_file():
+            from sacbot.campaign.loop import copy_tree_file
+
+            copy_tree_file(produced, self.paths.latest)
+
+    # -- one game -------------------------------------------------------------------------------------------
+    def _game(
+        self,
+        label: str,
+        opponent: str,
+        rounds: int,
+        bot_env: Mapping[str, str],
+        counter: Path | None,
+        fault: str | None,
+        progress: dict[str, Any],
+    ) -> GameResult:
+        from sacbot.arena.booter import Booter, read_bot_dir
+
+        opponent_dir = resolve_bot_dir(opponent, self.bots_dirs)
+        opponent_bot = read_bot_dir(opponent_dir).name
+        if opponent_bot == self.sacbot_name:
+            raise UserError(f"opponent {opponent!r} reports the training bot's name {opponent_bot!r}", 2)
+        url, controller_secret, bot_secret = self._server()
+        logs = self.paths.logs / label
+        # SACBOT_CAMPAIGN_RUN marks every process of this run (to find them; tests look for orphans).
+        common = {"SACBOT_PYTHON": sys.executable, "SACBOT_CAMPAIGN_RUN": str(self.paths.out.resolve())}
+        # Two booters, because the training bot's settings must not reach the opponent.
+        opponents = Booter(url, bot_secret, log_dir=logs, extra_env=common)
+        trainee = Booter(url, bot_secret, log_dir=logs, extra_env={**common, **bot_env})
+        try:
+            procs = opponents.boot(opponent_dir) + trainee.boot(self.sacbot_dir)
+            watch = _GameWatch(
+                campaign=self.campaign,
+                url=url,
+                controller_secret=controller_secret,
+                names=(self.sacbot_name, opponent_bot),
+                rounds=rounds,
+                procs=procs,
+                bot_pid=procs[-1].pid,
+                counter=counter,
+                weights=Path(bot_env["SACBOT_WEIGHTS_DIR"]),
+                fault=fault,
+                crash_server=self._crash_arena,
+                arena_alive=self._arena_alive if self.campaign.server.embedded else lambda: True,
+                report=lambda event: self._report({**progress, **event}),
+            )
+            return asyncio.run(watch.run())
+        finally:
+            for booter in (trainee, opponents):
+                for proc in booter.bots:
+                    _signal_group(proc.pid, signal.SIGCONT)  # a frozen bot must be able to act on SIGTERM
+                booter.stop_all()
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _GameWatch:
+    """One game through the arena's controller client, with the liveness rule and process checks."""
+
+    def __init__(
+        self,
+        campaign: Campaign,
+        url: str,
+        controller_secret: str | None,
+        names: tuple[str, str],
+        rounds: int,
+        procs: list[Any],
+        bot_pid: int,
+        counter: Path | None,
+        weights: Path,
+        fault: str | None,
+        crash_server: Callable[[], None],
+        arena_alive: Callable[[], bool],
+        report: Reporter,
+    ) -> None:
+        self.campaign = campaign
+        self.url = url
+        self.secret = controller_secret
+        self.names = names
+        self.rounds = rounds
+        self.procs = procs
+        self.bot_pid = bot_pid
+        self.counter = counter
+        self.fault = fault
+        self.faulted = False
+        self.crash_server = crash_server
+        self.arena_alive = arena_alive
+        self.report = report
+        self.rounds_tail = JsonlTail(weights / "rounds.jsonl")
+        self.metrics_tail = JsonlTail(weights / "training_metrics.jsonl")
+        self.stats = LiveStats()
+        baseline = read_round_counter(counter) if counter is not None else None
+        self.watch: LivenessWatch | None = None
+        self.counter_baseline = None if counter is None else (baseline if baseline is not None else -1)
+
+    def _check_processes(self) -> None:
+        for proc in self.procs:
+            code = proc.exit_code()
+            # Exit code 0 can be a bot that saw GameEnded a moment before we did; a real early exit then shows
+            # up as an aborted game or a stalled round instead.
+            if code not in (None, 0):
+                tail = proc.log_tail(1).strip()
+                said = f" (its last line: {tail[:200]})" if tail else ""
+                raise ChunkFailed(f"{proc.entry.name} exited with code {code} before the game ended{said}")
+        if not self.arena_alive():
+            raise ChunkFailed("the embedded arena stopped")
+
+    def _check(self) -> None:
+        self._check_processes()
+        now = time.monotonic()
+        if self.watch is None:
+            return
+        if self.counter is not None:
+            self.watch.counter(read_round_counter(self.counter), now)
+        reason = self.watch.hung(now)
+        if reason:
+            raise ChunkFailed(f"hung: {reason}")
+
+    async def run(self) -> GameResult:
+        from websockets.exceptions import ConnectionClosed
+
+        from sacbot.arena.controller import Controller
+
+        start = time.monotonic()
+        try:
+            ctl = await Controller.connect(self.url, self.secret, name="sacbot train-campaign")
+        except UserError as exc:
+            raise ChunkFailed(str(exc)) from None
+        try:
+            async with ctl:
+                bots = await ctl.wait_for_bots(
+                    self.names, self.campaign.liveness.boot_timeout_s, alive=self._check_processes
+                )
+                self.watch = LivenessWatch(
+                    self.campaign.liveness.round_timeout_s, time.monotonic(), self.counter_baseline
+                )
+                game = asyncio.ensure_future(
+                    ctl.run_game(
+                        self._setup(),
+                        bots,
+                        on_event=self._on_event,
+                        start_timeout=self.campaign.liveness.boot_timeout_s,
+                    )
+                )
+                try:
+                    while True:
+                        done, _ = await asyncio.wait({game}, timeout=_POLL_S)
+                        if done:
+                            break
+                        self._check()
+                except BaseException:
+                    game.cancel()
+                    try:
+                        await asyncio.wait_for(ctl.stop_game(), 1.0)
+                    except Exception:  # noqa: BLE001 - the server may already be gone
+                        pass
+                    raise
+                result = game.result()
+        except ConnectionClosed as exc:
+            raise ChunkFailed(f"the server closed the controller connection ({exc})") from None
+        except ChunkFailed:
+            raise
+        except UserError as exc:  # the arena's client: a bot that never connected, an aborted game
+            raise ChunkFailed(str(exc)) from None
+        except OSError as exc:
+            raise ChunkFailed(f"lost the server: {exc}") from None
+        await self._await_saved_rounds(result.number_of_rounds)
+        results = [_as_dict(r) for r in result.results]
+        return GameResult(result.number_of_rounds, results, time.monotonic() - start)
+
+    async def _await_saved_rounds(self, rounds: int) -> None:
+        """A chunk is complete only when the bot saved every round of it: its counter must reach baseline +
+        rounds soon after the game ended (a bot frozen in the last round never gets there)."""
+        if self.counter is None or self.counter_baseline is None:
+            return
+        want = max(self.counter_baseline, 0) + rounds
+        deadline = time.monotonic() + self.campaign.liveness.round_timeout_s
+        while True:
+            have = read_round_counter(self.counter)
+            if have is not None and have >= want:
+                return
+            if time.monotonic() > deadline:
+                saved = (have or 0) - max(self.counter_baseline, 0)
+                raise ChunkFailed(f"hung: the bot saved {saved} of {rounds} rounds after the game ended")
+            await asyncio.sleep(0.1)
+
+    def _on_event(self, msg: Any) -> None:
+        from sacbot.protocol import RoundEndedEventForObserver, RoundStartedEvent
+
+        now = time.monotonic()
+        if self.watch is None:
+            return
+        if isinstance(msg, RoundStartedEvent):
+            self.watch.round_event(msg.round_number, False, now)
+        elif isinstance(msg, RoundEndedEventForObserver):
+            self.watch.round_event(msg.round_number, True, now)
+            self._round_progress(msg.round_number, [_as_dict(r) for r in msg.results], now)
+            if self.fault and not self.faulted:
+                self.faulted = True
+                self._inject(self.fault)
+        else:
+            self.watch.any_event(now)
+
+    def _setup(self) -> Any:
+        from sacbot.engine import game_setup_for
+
+        overrides = {**self.campaign.game.setup, "number_of_rounds": self.rounds}
+        try:
+            return game_setup_for(self.campaign.game.type, **overrides)
+        except (TypeError, ValueError) as exc:
+            raise UserError(f"game.setup: {exc}", exit_code=2) from None
+
+    def _round_progress(self, number: int, results: list[dict[str, Any]], now: float) -> None:
+        self.stats.absorb(self.rounds_tail.read(), self.metrics_tail.read(), now)
+        wins, win_rate, share, _ = summarize_results(results, self.names[0], number)
+        self.report(
+            {
+                "event": "round",
+                "round": number,
+                "rounds": self.rounds,
+                "wins": wins,
+                "win_rate": win_rate,
+                "score_share": share,
+                "skipped_turns": self.stats.skipped_turns,
+                "updates_per_s": self.stats.updates_per_s,
+                "alpha": self.stats.alpha,
+                "losses": self.stats.losses,
+            }
+        )
+
+    def _inject(self, fault: str) -> None:
+        self.report({"event": "fault_injected", "fault": fault})
+        if fault == "kill_bot":
+            _signal_group(self.bot_pid, signal.SIGKILL)
+        elif fault == "hang_bot":
+            _signal_group(self.bot_pid, signal.SIGSTOP)
+        elif fault == "server_crash":
+            self.crash_server()
+
+
+def _as_dict(result: Any) -> dict[str, Any]:
+    from sacbot.protocol import to_dict
+
+    return result if isinstance(result, dict) else to_dict(result)

@@ -1,0 +1,96 @@
+"""Eval results, the composite score and the global-best promotion rule (pure).
+
+Composite = the mean over the eval opponents of each opponent's moving average over its last `window` evals of
+one metric (score share or win rate). The global best is promoted only when the composite strictly improves;
+the checkpoint gate (`sacbot.checkpoint.offer_best`) applies the same rule to the score stored in `best.zip`,
+which stays the truth across restarts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+Metric = Literal["score_share", "win_rate"]
+
+
+@dataclass(frozen=True)
+class EvalRecord:
+    """One eval game of the policy against one opponent: a line of `eval_log.jsonl`."""
+
+    opponent: str
+    rounds: int
+    wins: int
+    win_rate: float
+    score_share: float
+    chunk: int
+    time: float
+    bullet_damage: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> EvalRecord:
+        return cls(
+            opponent=str(data["opponent"]),
+            rounds=int(data["rounds"]),
+            wins=int(data["wins"]),
+            win_rate=float(data["win_rate"]),
+            score_share=float(data["score_share"]),
+            chunk=int(data["chunk"]),
+            time=float(data["time"]),
+            bullet_damage=float(data.get("bullet_damage", 0.0)),
+        )
+
+
+def score_kind(metric: Metric, window: int) -> str:
+    """What a campaign's best score measures; the gate never compares scores of different kinds."""
+    return f"campaign-eval-composite:{metric}:ma{window}"
+
+
+def moving_average(history: Iterable[EvalRecord], opponent: str, metric: Metric, window: int) -> float | None:
+    values = [getattr(r, metric) for r in history if r.opponent == opponent][-window:]
+    return sum(values) / len(values) if values else None
+
+
+def composite(
+    history: Sequence[EvalRecord], opponents: Sequence[str], metric: Metric, window: int
+) -> float | None:
+    """None until every eval opponent has at least one eval."""
+    if not opponents:
+        return None
+    averages = [moving_average(history, name, metric, window) for name in opponents]
+    if any(a is None for a in averages):
+        return None
+    return sum(a for a in averages if a is not None) / len(averages)
+
+
+def should_promote(candidate: float | None, incumbent: float | None) -> bool:
+    """Strict improvement only: a tie keeps the incumbent, a missing candidate never wins."""
+    if candidate is None:
+        return False
+    return incumbent is None or candidate > incumbent
+
+
+def summarize_results(
+    results: Sequence[dict[str, Any]], me: str, rounds: int
+) -> tuple[int, float, float, float]:
+    """(wins, win_rate, score_share, bullet_damage) of bot `me` from accumulated observer results.
+
+    `results` are ResultsForObserver as dicts with camelCase or snake_case keys. A round win is a first place.
+    """
+
+    def get(item: dict[str, Any], camel: str, snake: str) -> float:
+        return float(item.get(camel, item.get(snake, 0)) or 0)
+
+    mine = [r for r in results if r.get("name") == me]
+    if not mine:
+        return 0, 0.0, 0.0, 0.0
+    wins = int(get(mine[0], "firstPlaces", "first_places"))
+    total_all = sum(get(r, "totalScore", "total_score") for r in results)
+    my_total = get(mine[0], "totalScore", "total_score")
+    share = my_total / total_all if total_all > 0 else 0.0
+    win_rate = wins / rounds if rounds > 0 else 0.0
+    return wins, win_rate, share, get(mine[0], "bulletDamage", "bullet_damage")

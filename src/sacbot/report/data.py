@@ -1,0 +1,496 @@
+"""A campaign run folder's JSONL files as typed rows, and the series a report draws from them (pure).
+
+The files (written by `sacbot train-campaign`, `sacbot play` and `sacbot train-fast`):
+- `campaign_log.jsonl`: campaign events (`event`, `time`, ...): start, chunk_start, chunk_done, chunk_failed,
+  eval_done (with the composite), promoted, pretrain_done, finished, ...
+- `eval_log.jsonl`: one line per eval of one opponent (opponent, rounds, wins, win_rate, score_share, chunk,
+  time).
+- `weights/training_metrics.jsonl` (play) and `pretrain/training_metrics.jsonl` (train-fast): one line per
+  train pass or save: time, env_steps, updates and, once updates ran, critic/actor/alpha losses and alpha.
+- `weights/rounds.jsonl`: one line per round (skipped turns, tick-to-intent latencies, dropped transitions).
+
+Every optional field may be missing or null. A line that is not a JSON object, or lacks a field its file
+cannot do without (a metrics line without `time`/`env_steps`), is malformed: counted per file, never fatal.
+
+Wall time is *active* time: the sum of the campaign's sessions (each `start` event to the last thing written
+before the next one), so the hours a stopped campaign sat idle before being resumed do not stretch the curves.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sacbot.campaign.scoring import EvalRecord, composite
+
+CAMPAIGN_LOG = "campaign_log.jsonl"
+EVAL_LOG = "eval_log.jsonl"
+PLAY_METRICS = "weights/training_metrics.jsonl"
+PLAY_ROUNDS = "weights/rounds.jsonl"
+PRETRAIN_METRICS = "pretrain/training_metrics.jsonl"
+PRETRAIN_ROUNDS = "pretrain/rounds.jsonl"
+JSONL_FILES = (CAMPAIGN_LOG, EVAL_LOG, PLAY_METRICS, PLAY_ROUNDS, PRETRAIN_METRICS, PRETRAIN_ROUNDS)
+LOSS_KEYS = ("critic_loss", "actor_loss", "alpha_loss")
+
+
+def parse_jsonl(text: str) -> tuple[list[dict[str, Any]], int]:
+    """(object lines, malformed line count); blank lines are neither."""
+    rows: list[dict[str, Any]] = []
+    bad = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(obj, dict):
+            rows.append(obj)
+        else:
+            bad += 1
+    return rows, bad
+
+
+def _num(value: Any) -> float | None:
+    """A finite number, else None (bools are not numbers here; NaN and inf are treated as missing)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _int(value: Any) -> int | None:
+    number = _num(value)
+    return int(number) if number is not None else None
+
+
+@dataclass(frozen=True)
+class MetricPoint:
+    """One training_metrics line; `source` is "play" or "pretrain"."""
+
+    time: float
+    env_steps: int
+    source: str
+    updates: int | None = None
+    losses: Mapping[str, float | None] = field(default_factory=dict)
+    alpha: float | None = None
+    replay_size: int | None = None
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    """The fields of a rounds.jsonl line a report uses."""
+
+    time: float | None
+    outcome: str | None
+    skipped_turns: int
+    p99_ms: float | None
+    max_ms: float | None
+    dropped: int
+
+
+def metric_points(rows: Sequence[dict[str, Any]], source: str) -> tuple[list[MetricPoint], int]:
+    points: list[MetricPoint] = []
+    bad = 0
+    for row in rows:
+        at, steps = _num(row.get("time")), _int(row.get("env_steps"))
+        if at is None or steps is None:
+            bad += 1
+            continue
+        points.append(
+            MetricPoint(
+                time=at,
+                env_steps=steps,
+                source=source,
+                updates=_int(row.get("updates")),
+                losses={key: _num(row.get(key)) for key in LOSS_KEYS},
+                alpha=_num(row.get("alpha")),
+                replay_size=_int(row.get("replay_size")),
+            )
+        )
+    return points, bad
+
+
+def eval_records(rows: Sequence[dict[str, Any]]) -> tuple[list[EvalRecord], int]:
+    """Eval lines, the last line per (opponent, chunk) kept (a rerun eval replaces its partial first try)."""
+    latest: dict[tuple[str, int], EvalRecord] = {}
+    bad = 0
+    for row in rows:
+        try:
+            rec = EvalRecord.from_json(row)
+        except (KeyError, TypeError, ValueError):
+            bad += 1
+            continue
+        if not all(math.isfinite(v) for v in (rec.win_rate, rec.score_share, rec.time)):
+            bad += 1
+            continue
+        latest.pop((rec.opponent, rec.chunk), None)
+        latest[(rec.opponent, rec.chunk)] = rec
+    return list(latest.values()), bad
+
+
+def campaign_events(rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    good = [r for r in rows if isinstance(r.get("event"), str) and _num(r.get("time")) is not None]
+    return good, len(rows) - len(good)
+
+
+def round_rows(rows: Sequence[dict[str, Any]]) -> list[RoundRow]:
+    return [
+        RoundRow(
+            time=_num(r.get("time")),
+            outcome=r.get("outcome") if isinstance(r.get("outcome"), str) else None,
+            skipped_turns=_int(r.get("skipped_turns")) or 0,
+            p99_ms=_num(r.get("tick_to_intent_p99_ms")),
+            max_ms=_num(r.get("tick_to_intent_max_ms")),
+            dropped=_int(r.get("dropped_transitions")) or 0,
+        )
+        for r in rows
+    ]
+
+
+@dataclass(frozen=True)
+class BestInfo:
+    """The global best as the run folder tells it: `best_score` text mirror and/or best.zip's metadata."""
+
+    score: float | None = None
+    kind: str | None = None
+    chunk: int | None = None
+    env_steps: int | None = None
+
+
+def parse_best_score(text: str | None) -> BestInfo:
+    """`<score> <kind> chunk <n> <iso time>` (the campaign's mirror for people); anything else -> empty."""
+    parts = (text or "").split()
+    try:
+        score = float(parts[0])
+    except (IndexError, ValueError):
+        return BestInfo()
+    kind = parts[1] if len(parts) > 1 else None
+    chunk = int(parts[3]) if len(parts) > 3 and parts[2] == "chunk" and parts[3].isdigit() else None
+    return BestInfo(score=score if math.isfinite(score) else None, kind=kind, chunk=chunk)
+
+
+@dataclass
+class RunData:
+    """Everything a report reads from one run folder."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    evals: list[EvalRecord] = field(default_factory=list)
+    metrics: list[MetricPoint] = field(default_factory=list)  # play and pretrain, by time
+    rounds: list[RoundRow] = field(default_factory=list)  # play's rounds only
+    pretrain_rounds: int = 0
+    malformed: dict[str, int] = field(default_factory=dict)  # file -> malformed lines
+    best: BestInfo = field(default_factory=BestInfo)
+    round_counter: int | None = None
+
+    @property
+    def usable(self) -> bool:
+        return bool(self.events or self.evals or self.metrics or self.rounds)
+
+
+def parse_run(texts: Mapping[str, str | None], best: BestInfo | None = None) -> RunData:
+    """`texts`: file (one of JSONL_FILES) -> its text, None when missing."""
+    data = RunData(best=best or BestInfo())
+    parsed: dict[str, list[dict[str, Any]]] = {}
+    for name in JSONL_FILES:
+        text = texts.get(name)
+        rows, bad = parse_jsonl(text) if text is not None else ([], 0)
+        parsed[name] = rows
+        if bad:
+            data.malformed[name] = bad
+    data.events, bad = campaign_events(parsed[CAMPAIGN_LOG])
+    _count(data.malformed, CAMPAIGN_LOG, bad)
+    data.evals, bad = eval_records(parsed[EVAL_LOG])
+    _count(data.malformed, EVAL_LOG, bad)
+    play, bad = metric_points(parsed[PLAY_METRICS], "play")
+    _count(data.malformed, PLAY_METRICS, bad)
+    pre, bad = metric_points(parsed[PRETRAIN_METRICS], "pretrain")
+    _count(data.malformed, PRETRAIN_METRICS, bad)
+    data.metrics = sorted(pre + play, key=lambda p: p.time)
+    data.rounds = round_rows(parsed[PLAY_ROUNDS])
+    data.pretrain_rounds = len(parsed[PRETRAIN_ROUNDS])
+    return data
+
+
+def _count(malformed: dict[str, int], name: str, bad: int) -> None:
+    if bad:
+        malformed[name] = malformed.get(name, 0) + bad
+
+
+# -- time and env-step axes ----------------------------------------------------------------------------------
+
+
+def all_times(data: RunData) -> list[float]:
+    times = [float(e["time"]) for e in data.events]
+    times += [r.time for r in data.evals] + [p.time for p in data.metrics]
+    times += [r.time for r in data.rounds if r.time is not None]
+    return sorted(times)
+
+
+@dataclass(frozen=True)
+class ActiveClock:
+    """Maps a timestamp to active seconds since the run began (idle gaps between sessions left out)."""
+
+    starts: tuple[float, ...]
+    offsets: tuple[float, ...]  # active seconds before each session
+    total_s: float
+    span_s: float  # first to last timestamp, gaps included
+
+    def __call__(self, t: float) -> float:
+        i = bisect.bisect_right(self.starts, t) - 1
+        if i < 0:
+            return 0.0
+        return self.offsets[i] + (t - self.starts[i])
+
+
+def active_clock(data: RunData) -> ActiveClock:
+    times = all_times(data)
+    if not times:
+        return ActiveClock((0.0,), (0.0,), 0.0, 0.0)
+    starts = sorted(float(e["time"]) for e in data.events if e["event"] == "start")
+    if not starts or starts[0] > times[0]:
+        starts.insert(0, times[0])  # something was written before the first logged start
+    offsets: list[float] = []
+    active = 0.0
+    for i, begin in enumerate(starts):
+        end_limit = starts[i + 1] if i + 1 < len(starts) else math.inf
+        inside = [t for t in times if begin <= t < end_limit]
+        offsets.append(active)
+        active += (max(inside) - begin) if inside else 0.0
+    return ActiveClock(tuple(starts), tuple(offsets), active, times[-1] - times[0])
+
+
+def env_steps_at(metrics: Sequence[MetricPoint], t: float) -> int | None:
+    """Env steps of the last metrics line written at or before `t` (None without metrics; 0 before any)."""
+    if not metrics:
+        return None
+    i = bisect.bisect_right([p.time for p in metrics], t) - 1
+    return metrics[i].env_steps if i >= 0 else 0
+
+
+# -- series --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Point:
+    """One value at one moment of the run, on both x axes (env steps None when the run has no metrics)."""
+
+    env_steps: int | None
+    active_s: float
+    value: float
+    chunk: int | None = None
+
+
+def eval_opponents(evals: Sequence[EvalRecord]) -> list[str]:
+    """Eval opponents in order of first appearance."""
+    return list(dict.fromkeys(r.opponent for r in evals))
+
+
+def win_rate_series(data: RunData, clock: ActiveClock) -> dict[str, list[Point]]:
+    out: dict[str, list[Point]] = {name: [] for name in eval_opponents(data.evals)}
+    for rec in sorted(data.evals, key=lambda r: (r.time, r.chunk)):
+        out[rec.opponent].append(
+            Point(env_steps_at(data.metrics, rec.time), clock(rec.time), rec.win_rate, rec.chunk)
+        )
+    return out
+
+
+def composite_series(data: RunData, clock: ActiveClock) -> tuple[list[Point], str]:
+    """The campaign's composite per eval (from its eval_done events) and what it measures.
+
+    Without a campaign log it is recomputed from eval_log.jsonl with the campaign defaults (score share,
+    moving average over 5 evals), and the label says so.
+    """
+    kind = data.best.kind or ""
+    label = "composite"
+    if kind.startswith("campaign-eval-composite:"):
+        _, metric, window = (kind.split(":") + ["", ""])[:3]
+        label = f"composite ({metric}, {window})"
+    points = []
+    for ev in data.events:
+        value = _num(ev.get("composite"))
+        if ev["event"] == "eval_done" and value is not None:
+            t = float(ev["time"])
+            points.append(Point(env_steps_at(data.metrics, t), clock(t), value, _int(ev.get("chunk"))))
+    if points or data.events:
+        return points, label
+    names = eval_opponents(data.evals)
+    by_chunk: dict[int, float] = {}
+    for rec in data.evals:
+        by_chunk[rec.chunk] = max(by_chunk.get(rec.chunk, rec.time), rec.time)
+    for chunk in sorted(by_chunk):
+        history = [r for r in data.evals if r.chunk <= chunk]
+        value_or_none = composite(history, names, "score_share", 5)
+        if value_or_none is not None:
+            t = by_chunk[chunk]
+            points.append(Point(env_steps_at(data.metrics, t), clock(t), value_or_none, chunk))
+    return points, "composite (score_share, ma5, recomputed)"
+
+
+def loss_series(metrics: Sequence[MetricPoint]) -> dict[str, list[tuple[int, float]]]:
+    out: dict[str, list[tuple[int, float]]] = {key: [] for key in LOSS_KEYS}
+    for p in metrics:
+        for key in LOSS_KEYS:
+            value = p.losses.get(key)
+            if value is not None:
+                out[key].append((p.env_steps, value))
+    return out
+
+
+def alpha_series(metrics: Sequence[MetricPoint]) -> list[tuple[int, float]]:
+    return [(p.env_steps, p.alpha) for p in metrics if p.alpha is not None]
+
+
+def session_boundaries(events: Sequence[dict[str, Any]]) -> list[float]:
+    """Moments a new process began (a campaign start, a chunk attempt, the switch from pretraining)."""
+    kinds = ("start", "chunk_start", "pretrain_start", "pretrain_done")
+    return sorted(float(e["time"]) for e in events if e["event"] in kinds)
+
+
+def updates_per_s_series(
+    metrics: Sequence[MetricPoint], boundaries: Sequence[float]
+) -> list[tuple[int, float]]:
+    """Updates per second between consecutive metrics lines of one process.
+
+    A pair is left out when a new process began between them (its interval holds boot time, and the update
+    counter may restart from an older checkpoint), when the counter went backwards, or when no time passed.
+    """
+    out: list[tuple[int, float]] = []
+    for source in ("pretrain", "play"):
+        points = [p for p in metrics if p.source == source and p.updates is not None]
+        for a, b in zip(points, points[1:], strict=False):
+            assert a.updates is not None and b.updates is not None
+            dt, du = b.time - a.time, b.updates - a.updates
+            crossed = bisect.bisect_right(boundaries, b.time) > bisect.bisect_right(boundaries, a.time)
+            if dt > 0 and du >= 0 and not crossed:
+                out.append((b.env_steps, du / dt))
+    return sorted(out)
+
+
+def pretrain_end_steps(data: RunData) -> int | None:
+    """Env steps where pretraining handed over to real-time play (None without a pretraining phase)."""
+    pre = [p.env_steps for p in data.metrics if p.source == "pretrain"]
+    return max(pre) if pre else None
+
+
+# -- tables and facts ----------------------------------------------------------------------------------------
+
+
+def latest_evals(evals: Sequence[EvalRecord]) -> list[EvalRecord]:
+    """Each opponent's most recent eval, in first-appearance order."""
+    last: dict[str, EvalRecord] = {}
+    for rec in sorted(evals, key=lambda r: (r.chunk, r.time)):
+        last[rec.opponent] = rec
+    return [last[name] for name in eval_opponents(evals)]
+
+
+def evals_at_chunk(evals: Sequence[EvalRecord], chunk: int) -> list[EvalRecord]:
+    return [r for r in evals if r.chunk == chunk]
+
+
+def best_chunk(data: RunData) -> int | None:
+    """The chunk whose candidate became the global best last (campaign log, else the best_score mirror)."""
+    promoted = [_int(e.get("chunk")) for e in data.events if e["event"] == "promoted"]
+    chunks = [c for c in promoted if c is not None]
+    return chunks[-1] if chunks else data.best.chunk
+
+
+@dataclass(frozen=True)
+class Totals:
+    rounds: int
+    wins: int
+    win_rate: float
+    score_share: float  # mean over opponents
+
+
+def totals(rows: Sequence[EvalRecord]) -> Totals | None:
+    if not rows:
+        return None
+    rounds = sum(r.rounds for r in rows)
+    wins = sum(r.wins for r in rows)
+    return Totals(
+        rounds, wins, wins / rounds if rounds else 0.0, sum(r.score_share for r in rows) / len(rows)
+    )
+
+
+def duration_text(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    minutes = seconds / 60
+    if minutes < 120:
+        return f"{minutes:.1f} min"
+    return f"{int(minutes // 60)} h {int(minutes % 60):02d} min"
+
+
+def run_facts(data: RunData, clock: ActiveClock) -> list[tuple[str, str]]:
+    """(name, value) lines for the summary; only facts the folder actually holds."""
+    facts: list[tuple[str, str]] = []
+    starts = [e for e in data.events if e["event"] == "start"]
+    name = next((e.get("campaign") for e in starts if isinstance(e.get("campaign"), str)), None)
+    if name:
+        facts.append(("campaign", name))
+    done = {c for e in data.events if e["event"] == "chunk_done" and (c := _int(e.get("chunk"))) is not None}
+    budget = next((b for e in reversed(starts) if (b := _int(e.get("budget"))) is not None), None)
+    if done or budget is not None:
+        facts.append(("chunks completed", f"{len(done)}" + (f" of {budget}" if budget is not None else "")))
+    finished = [e for e in data.events if e["event"] == "finished"]
+    if data.events:
+        facts.append(("finished", "yes" if finished else "no (interrupted, failed or still running)"))
+        facts.append(("sessions (starts and resumes)", str(len(starts))))
+        retries = sum(1 for e in data.events if e["event"] == "chunk_failed")
+        gave_up = sum(1 for e in data.events if e["event"] == "gave_up")
+        facts.append(
+            ("retried chunk/eval attempts", str(retries) + (f" (gave up {gave_up}x)" if gave_up else ""))
+        )
+        restarts = sum(1 for e in data.events if e["event"] == "server_restart")
+        if restarts:
+            facts.append(("server restarts", str(restarts)))
+    facts.append(("active time", duration_text(clock.total_s)))
+    if clock.span_s > clock.total_s + 1:
+        facts.append(("wall-clock span (idle gaps included)", duration_text(clock.span_s)))
+    trained = [e for e in data.events if e["event"] == "chunk_done"]
+    rounds = sum(_int(e.get("rounds")) or 0 for e in trained)
+    wins = sum(_int(e.get("wins")) or 0 for e in trained)
+    if rounds:
+        facts.append(("training rounds (completed chunks)", f"{rounds} ({wins / rounds:.1%} won)"))
+    if data.pretrain_rounds:
+        facts.append(("pretraining rounds (train-fast)", str(data.pretrain_rounds)))
+    if data.metrics:
+        last = data.metrics[-1]
+        facts.append(("env steps", f"{last.env_steps:,}"))
+        if last.updates is not None:
+            facts.append(("updates", f"{last.updates:,}"))
+        pre = pretrain_end_steps(data)
+        if pre is not None:
+            facts.append(("env steps from pretraining", f"{pre:,}"))
+    if data.rounds:
+        skipped = sum(r.skipped_turns for r in data.rounds)
+        facts.append(("real-time rounds logged by the bot", str(len(data.rounds))))
+        facts.append(("skipped turns (all real-time rounds)", str(skipped)))
+        p99 = sorted(r.p99_ms for r in data.rounds if r.p99_ms is not None)
+        if p99:
+            facts.append(("tick-to-intent p99, median over rounds", f"{p99[len(p99) // 2]:.2f} ms"))
+        worst = [r.max_ms for r in data.rounds if r.max_ms is not None]
+        if worst:
+            facts.append(("tick-to-intent max, worst round", f"{max(worst):.2f} ms"))
+        facts.append(("dropped transitions", str(sum(r.dropped for r in data.rounds))))
+    score, kind = data.best.score, data.best.kind
+    if score is None:  # no best_score mirror nor readable best.zip: the campaign log's last word on the best
+        logged = [_num(e.get("best")) for e in data.events if e["event"] in ("eval_done", "finished")]
+        logged = [v for v in logged if v is not None]
+        score = logged[-1] if logged else None
+    if score is not None:
+        chunk = best_chunk(data)
+        where = f" at chunk {chunk}" if chunk is not None else ""
+        facts.append(("best composite", f"{score:.4f}{where} ({kind or 'kind not recorded'})"))
+    if data.best.env_steps is not None:
+        facts.append(("best checkpoint env steps", f"{data.best.env_steps:,}"))
+    if data.round_counter is not None:
+        facts.append(("bot round counter", str(data.round_counter)))
+    return facts

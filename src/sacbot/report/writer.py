@@ -1,0 +1,176 @@
+"""The I/O shell of `sacbot report`: read a run folder, draw, write the PNGs and report.md atomically."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sacbot.errors import UserError
+from sacbot.report import data as d
+from sacbot.report.summary import render_summary
+
+BEST_SCORE = "best_score"
+BEST_ZIP = "weights/best.zip"
+ROUND_COUNTER = "weights/round_counter.json"
+REPORT_MD = "report.md"
+
+
+@dataclass(frozen=True)
+class ReportOutcome:
+    out: Path
+    files: list[Path]
+    malformed: dict[str, int]
+    notes: list[str] = field(default_factory=list)
+
+
+def _read_text(path: Path) -> str | None:
+    """The file's text (undecodable bytes become malformed lines downstream), None when it does not exist."""
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}", exit_code=1) from None
+
+
+def _best_info(run_dir: Path) -> d.BestInfo:
+    info = d.parse_best_score(_read_text(run_dir / BEST_SCORE))
+    best_zip = run_dir / BEST_ZIP
+    if not best_zip.is_file():
+        return info
+    from sacbot.checkpoint import read_meta
+
+    try:
+        meta = read_meta(best_zip)
+    except (UserError, OSError, ValueError):
+        return info  # a damaged best.zip is the checkpoint tools' to report; the curves do not need it
+    if meta is None:
+        return info
+    return d.BestInfo(
+        score=info.score if info.score is not None else meta.score,
+        kind=info.kind or meta.score_kind,
+        chunk=info.chunk,
+        env_steps=meta.env_steps,
+    )
+
+
+def _round_counter(run_dir: Path) -> int | None:
+    text = _read_text(run_dir / ROUND_COUNTER)
+    try:
+        value = json.loads(text).get("rounds") if text else None
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def load_run(run_dir: Path) -> d.RunData:
+    """The run folder's data; a missing folder, or one without any usable line, is a UserError."""
+    if not run_dir.exists():
+        raise UserError(f"run folder {run_dir} does not exist", exit_code=2)
+    if not run_dir.is_dir():
+        raise UserError(f"{run_dir} is not a folder (give a campaign run folder, e.g. runs/standard)", 2)
+    texts = {name: _read_text(run_dir / name) for name in d.JSONL_FILES}
+    if all(text is None for text in texts.values()):
+        raise UserError(
+            f"{run_dir} is not a campaign run folder: none of {d.CAMPAIGN_LOG}, {d.EVAL_LOG}, "
+            f"{d.PLAY_METRICS} is there",
+            exit_code=2,
+        )
+    data = d.parse_run(texts, _best_info(run_dir))
+    data.round_counter = _round_counter(run_dir)
+    if not data.usable:
+        bad = sum(data.malformed.values())
+        why = f"{bad} malformed line(s), nothing else" if bad else "the files are empty"
+        raise UserError(f"{run_dir}: no usable data in the run folder ({why})", exit_code=2)
+    return data
+
+
+def _plots(
+    data: d.RunData, clock: d.ActiveClock
+) -> tuple[list[tuple[str, str, Callable[[], bytes]]], list[str]]:
+    """(file name, caption, draw) for every curve the data supports, and a note for each left out."""
+    from sacbot.report import plots
+
+    todo: list[tuple[str, str, Callable[[], bytes]]] = []
+    notes: list[str] = []
+    rates = d.win_rate_series(data, clock)
+    comp, comp_label = d.composite_series(data, clock)
+    pre = d.pretrain_end_steps(data)
+    if rates:
+        if data.metrics:
+            todo.append(
+                (
+                    "win_rate_vs_env_steps.png",
+                    "Eval win rate and composite against env steps",
+                    lambda: plots.win_rates(rates, comp, comp_label, "env_steps", pre),
+                )
+            )
+        else:
+            notes.append("No win-rate curve against env steps: no training metrics to place the evals.")
+        todo.append(
+            (
+                "win_rate_vs_wall_time.png",
+                "Eval win rate and composite against wall time",
+                lambda: plots.win_rates(rates, comp, comp_label, "active_s"),
+            )
+        )
+    else:
+        notes.append("No win-rate curves: no eval results.")
+    loss = d.loss_series(data.metrics)
+    if any(loss.values()):
+        todo.append(("losses.png", "Critic, actor and alpha losses", lambda: plots.losses(loss, pre)))
+    else:
+        notes.append("No loss curves: no training metrics with losses (no update has run).")
+    alpha = d.alpha_series(data.metrics)
+    if alpha:
+        todo.append(
+            (
+                "alpha.png",
+                "Entropy temperature alpha",
+                lambda: plots.single(alpha, "Alpha", "alpha", True, pre),
+            )
+        )
+    else:
+        notes.append("No alpha curve: no training metrics with alpha.")
+    ups = d.updates_per_s_series(data.metrics, d.session_boundaries(data.events))
+    if ups:
+        todo.append(
+            (
+                "updates_per_s.png",
+                "SAC updates per second",
+                lambda: plots.single(
+                    ups, "SAC updates per second (between train passes)", "updates/s", False, pre
+                ),
+            )
+        )
+    else:
+        notes.append("No updates/s curve: fewer than two metrics lines of one process with update counts.")
+    return todo, notes
+
+
+def write_report(run_dir: Path, out: Path | None = None) -> ReportOutcome:
+    data = load_run(run_dir)
+    from sacbot.checkpoint import atomic_write_bytes, atomic_write_text
+
+    target = out if out is not None else run_dir / "report"
+    if target.exists() and not target.is_dir():
+        raise UserError(f"--out {target} exists and is not a folder", exit_code=2)
+    clock = d.active_clock(data)
+    todo, notes = _plots(data, clock)
+    files: list[Path] = []
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for name, _, draw in todo:
+            atomic_write_bytes(target / name, draw())
+            files.append(target / name)
+        title = f"Run report: {run_dir.resolve().name}"
+        text = render_summary(data, clock, title, [(n, c) for n, c, _ in todo], notes)
+        atomic_write_text(target / REPORT_MD, text)
+        files.append(target / REPORT_MD)
+    except OSError as exc:
+        raise UserError(
+            f"cannot write the report into {target}: {exc.strerror or exc}", exit_code=1
+        ) from None
+    return ReportOutcome(target, files, dict(data.malformed), notes)

@@ -1,0 +1,261 @@
+"""`sacbot play`: assemble the realtime thread (the bot client on the main thread) and the trainer thread.
+
+Start-up: settings, identity, weights folder, the start weights (one stderr line says which), the speed
+levers (small GIL switch interval, one torch thread in the trainer, `gc.freeze()`), then the game. Shutdown on
+game end, server close, SIGINT or SIGTERM: the trainer saves what the realtime thread posted last and stops;
+no traceback.
+A trainer crash ends the process with a clear error (exit 3) and a watchdog makes sure it never hangs.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from sacbot.errors import UserError
+from sacbot.settings import SacbotSettings, TankRoyaleEnv, load_sacbot_settings, load_tank_royale_env
+
+TRAINER_CRASH_EXIT = 3
+_CRASH_GRACE_S = 10.0  # after a trainer crash, the process ends by itself if the main thread is stuck
+_SIGTERM_GRACE_S = 1.0  # after SIGTERM, messages already received are still handled this long
+
+
+def _say(line: str) -> None:
+    print(f"sacbot play: {line}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class PlayResult:
+    reason: str  # "game ended", "server closed", "SIGTERM", "SIGINT"
+    turns: int
+    skipped_turns: int
+    updates: int
+    updates_per_s: float
+
+
+class _Stopper:
+    """SIGTERM handling. A booter often stops its bots the moment a game ends, before a bot has read the
+    last RoundEnded/GameEnded already waiting in its socket; so SIGTERM first lets the client go on for a
+    short grace, then takes the SIGINT path (asyncio cancels the client cleanly). A second SIGTERM does not
+    wait. Once the game loop is over (`playing` False) a SIGTERM no longer interrupts: the trainer is saving.
+    """
+
+    def __init__(self, grace_s: float = _SIGTERM_GRACE_S) -> None:
+        self.grace_s = grace_s
+        self.reason: str | None = None
+        self.playing = True
+        self._previous: Any = None
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # signals can only be handled on the main thread (tests may run play elsewhere)
+        self._previous = signal.signal(signal.SIGTERM, self._on_sigterm)
+
+    def uninstall(self) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+
+    def _on_sigterm(self, signum: int, frame: FrameType | None) -> None:
+        first = self.reason is None
+        self.reason = self.reason or "SIGTERM"
+        if not self.playing:
+            return
+        if first and self.grace_s > 0:
+            threading.Thread(target=self._after_grace, name="sacbot-sigterm", daemon=True).start()
+            return
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)  # asyncio's runner: cancel the main task, end cleanly
+        else:
+            raise KeyboardInterrupt
+
+    def _after_grace(self) -> None:
+        time.sleep(self.grace_s)
+        if self.playing:
+            _interrupt_main()
+
+
+def _interrupt_main() -> None:
+    """Wake the main thread with a real SIGINT (interrupts a blocking poll), else the simulated one."""
+    main = threading.main_thread()
+    if hasattr(signal, "pthread_kill") and main.ident is not None:
+        signal.pthread_kill(main.ident, signal.SIGINT)
+    else:
+        import _thread
+
+        _thread.interrupt_main()
+
+
+def apply_speed_levers(settings: SacbotSettings) -> None:
+    # The realtime thread waits at most this long for the GIL when its tick arrives (default 5 ms).
+    sys.setswitchinterval(settings.switch_interval_ms / 1000.0)
+
+
+def run_play(eval_flag: bool = False) -> PlayResult:
+    """Play one game against the server in SERVER_URL; returns why it stopped. UserError on bad input."""
+    env: TankRoyaleEnv = load_tank_royale_env()
+    settings = load_sacbot_settings()
+    eval_mode = eval_flag or settings.eval_mode
+
+    from sacbot.checkpoint import validate_opponent_name
+    from sacbot.client import resolve_identity, run_bot
+    from sacbot.runtime.paths import bot_json_path, weights_dir
+
+    bot_json = bot_json_path(settings)
+    identity = resolve_identity(json_path=bot_json)
+    weights = weights_dir(settings, bot_json)
+    opponent = validate_opponent_name(settings.opponent) if settings.opponent else None
+    if settings.checkpoint is not None:
+        from sacbot.checkpoint import read_meta
+
+        read_meta(settings.checkpoint.expanduser())  # a missing or broken file fails now, before torch loads
+
+    apply_speed_levers(settings)
+    import torch
+
+    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.runtime.channel import DropOldestChannel
+    from sacbot.runtime.learner import AgentFeatures, AgentLearner, make_fast_actor
+    from sacbot.runtime.policy import RealtimePolicy
+    from sacbot.runtime.records import ChannelItem
+    from sacbot.runtime.saver import RoundEndSaver
+    from sacbot.runtime.startup import actor_specs, choose_start
+    from sacbot.runtime.trainer import TrainerConfig as LoopConfig
+    from sacbot.runtime.trainer import TrainerThread
+
+    torch.set_num_threads(settings.torch_threads)
+    sac = SacTrainer(
+        TrainerConfig(device=settings.device, seed=settings.seed or 0, batch_size=settings.batch_size)
+    )
+    start = choose_start(settings.checkpoint, weights, opponent, sac.array_specs(), actor_only=eval_mode)
+    features = AgentFeatures(settings.radar_mode)
+    trainer: TrainerThread | None = None
+    crash: list[str] = []
+    stopper = _Stopper()
+
+    if eval_mode:
+        _say("eval mode: deterministic actions, no training, nothing written")
+        if start.arrays is not None:
+            actor_arrays = {k: v for k, v in start.arrays.items() if k in actor_specs(sac.array_specs())}
+        else:
+            actor_arrays = dict(sac.snapshot.arrays)
+        frozen = make_fast_actor(actor_arrays, sac.config.sizes)
+        policy = RealtimePolicy(
+            features,
+            lambda: frozen,
+            None,
+            None,
+            deterministic=True,
+            keep_all_latencies=settings.stats_file is not None,
+        )
+    else:
+        if start.arrays is not None:
+            sac.load_state_arrays(start.arrays)
+        learner = AgentLearner(sac)
+        channel: DropOldestChannel[ChannelItem] = DropOldestChannel(settings.channel_capacity)
+        try:
+            saver = RoundEndSaver(weights, opponent, settings.best_window)
+        except OSError as exc:
+            raise UserError(f"cannot use the weights folder {weights}: {exc.strerror or exc}", 2) from None
+
+        def on_crash(exc: BaseException, text: str) -> None:
+            crash.append(f"the trainer thread crashed: {type(exc).__name__}: {exc}")
+            print(text, file=sys.stderr, flush=True)
+            _say(f"error: {crash[0]}; stopping")
+            watchdog = threading.Timer(_CRASH_GRACE_S, os._exit, (TRAINER_CRASH_EXIT,))
+            watchdog.daemon = True  # a clean exit does not wait for it
+            watchdog.start()
+            if stopper.playing:  # else the main thread is already stopping the trainer
+                _interrupt_main()
+
+        trainer = TrainerThread(
+            learner,
+            channel,
+            saver,
+            LoopConfig(
+                settings.warmup_rounds,
+                settings.utd_ratio,
+                settings.publish_every,
+                settings.torch_threads,
+                duty=settings.trainer_duty,
+                nice=settings.trainer_nice,
+            ),
+            on_crash=on_crash,
+        )
+        live = trainer  # the closure reads `published` once per tick: one reference read
+        policy = RealtimePolicy(
+            features,
+            lambda: live.published,
+            channel,
+            trainer.round_ended,
+            deterministic=False,
+            keep_all_latencies=settings.stats_file is not None,
+        )
+    _say(f"{identity.name}: {start.source}; weights folder {weights}")
+
+    stopper.install()
+    gc.collect()
+    gc.freeze()  # start-up objects never get scanned again: shorter collector pauses on both threads
+    started = time.perf_counter()
+    if trainer is not None:
+        trainer.start()
+    reason = "game ended"
+    try:
+        run_bot(policy, identity, env.server_url, env.server_secret)
+        stopper.playing = False
+        if not policy.game_over:
+            reason = stopper.reason or ("game aborted" if policy.aborted else "server closed")
+    except KeyboardInterrupt:
+        stopper.playing = False
+        reason = stopper.reason or ("trainer crashed" if crash else "SIGINT")
+    finally:
+        stopper.playing = False
+        if trainer is not None:
+            try:
+                trainer.stop()
+            except KeyboardInterrupt:
+                _say("interrupted while saving the last round")
+                raise SystemExit(130) from None
+        stopper.uninstall()
+    elapsed = time.perf_counter() - started
+    if crash:
+        raise UserError(crash[0], exit_code=TRAINER_CRASH_EXIT)
+    if trainer is not None and trainer.is_alive():
+        raise UserError("the trainer thread did not stop within 60 s; the last round may be unsaved", 3)
+    result = PlayResult(
+        reason=reason,
+        turns=policy.turns_total,
+        skipped_turns=policy.skipped_total,
+        updates=trainer.updates_here if trainer is not None else 0,
+        updates_per_s=(trainer.updates_here / elapsed) if trainer is not None and elapsed > 0 else 0.0,
+    )
+    if settings.stats_file is not None and policy.all_latency is not None:
+        _write_stats(settings.stats_file, policy.all_latency.values_ms().tolist(), result)
+    _say(
+        f"stopped ({reason}): {result.turns} turns, {result.skipped_turns} skipped, {result.updates} updates"
+    )
+    return result
+
+
+def _write_stats(path: Path, latencies_ms: list[float], result: PlayResult) -> None:
+    from sacbot.checkpoint import atomic_write_json
+
+    atomic_write_json(
+        path,
+        {
+            "latencies_ms": latencies_ms,
+            "turns": result.turns,
+            "skipped_turns": result.skipped_turns,
+            "updates": result.updates,
+            "updates_per_s": result.updates_per_s,
+            "reason": result.reason,
+        },
+    )

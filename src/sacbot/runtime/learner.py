@@ -1,0 +1,98 @@
+"""The runtime's view of `sacbot.agent`: the SAC trainer as a `Learner`, the features as a `Features` object.
+
+Only this module knows the agent's API; the threads, channel and saver see the small interfaces in ports.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from sacbot.agent.features import (
+    RadarMode,
+    RoundMemory,
+    action_to_intent,
+    observe,
+    reward,
+    round_end_reward,
+)
+from sacbot.agent.inference import FastActor as AgentFastActor
+from sacbot.agent.networks import NetworkSizes
+from sacbot.agent.trainer import SacTrainer
+from sacbot.runtime.ports import FastActor
+from sacbot.runtime.records import Transition
+
+
+def make_fast_actor(arrays: Mapping[str, np.ndarray], sizes: NetworkSizes) -> FastActor:
+    """A fast (numpy, no autograd) actor on published actor arrays."""
+    return AgentFastActor(arrays, sizes)
+
+
+class AgentLearner:
+    """`SacTrainer` (networks, optimisers, sequence replay) behind the runtime's `Learner` interface."""
+
+    def __init__(self, trainer: SacTrainer) -> None:
+        self.trainer = trainer
+        self.rounds_completed = 0  # rounds closed in the replay by this process (the warm-up counts these)
+
+    @property
+    def env_steps(self) -> int:
+        return self.trainer.env_steps
+
+    @property
+    def updates(self) -> int:
+        return self.trainer.updates
+
+    def add(self, transition: Transition) -> None:
+        self.trainer.record(*transition)
+        if transition.done:
+            self.rounds_completed += 1
+
+    def cut_episode(self) -> None:
+        self.trainer.replay.end_round()
+
+    def rounds_stored(self) -> int:
+        return self.rounds_completed
+
+    def replay_size(self) -> int:
+        return len(self.trainer.replay)
+
+    def update(self) -> dict[str, float]:
+        return self.trainer.train_step() or {}
+
+    def fast_actor(self) -> FastActor:
+        return make_fast_actor(self.trainer.snapshot.arrays, self.trainer.config.sizes)
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        return self.trainer.state_arrays()
+
+    def network_sizes(self) -> dict[str, Any]:
+        return self.trainer.network_sizes()
+
+
+class AgentFeatures:
+    """The agent's feature functions with their per-round memory, for the realtime policy."""
+
+    def __init__(self, radar_mode: RadarMode) -> None:
+        self.radar_mode: RadarMode = radar_mode
+        self.memory = RoundMemory(800.0, 600.0)
+
+    def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
+        self.memory = RoundMemory(arena_width, arena_height, my_id)
+
+    def start_round(self) -> None:
+        self.memory.new_round()
+
+    def observe(self, tick: Any) -> np.ndarray:
+        return observe(tick, self.memory)  # a fresh array per tick: transitions keep it
+
+    def reward(self, tick: Any) -> float:
+        return reward(tick, self.memory)
+
+    def round_end_reward(self) -> float:
+        return round_end_reward(self.memory)
+
+    def to_intent(self, action: np.ndarray) -> Any:
+        return action_to_intent(action, self.radar_mode, self.memory)

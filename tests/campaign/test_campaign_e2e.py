@@ -1,0 +1,223 @@
+"""Campaigns end to end: the real `sacbot train-campaign` / `sacbot eval` processes, the embedded arena,
+the real `bots/SacBot` and a real classic opponent, with faults injected through the real detection and retry
+path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sacbot.checkpoint import load_checkpoint, read_meta
+
+REPO = Path(__file__).resolve().parents[2]
+OPPONENT = "TrackFire"  # stands still and shoots straight: rounds against an untrained bot end quickly
+
+
+def write_campaign(
+    folder: Path,
+    budget: int,
+    every: int,
+    round_timeout: float = 40.0,
+    pool: str = f"{OPPONENT} = 1",
+    extra_bots: str = "",
+) -> Path:
+    path = folder / "tiny.toml"
+    path.write_text(
+        f"""
+name = "tiny"
+seed = 3
+bots_dirs = [{extra_bots}"{REPO / "bots"}"]
+[game]
+type = "1v1"
+setup = {{ arena_width = 400, arena_height = 400, max_inactivity_turns = 150 }}
+[chunks]
+rounds = 2
+budget = {budget}
+[opponents]
+{pool}
+[eval]
+every = {every}
+rounds = 1
+opponents = ["{OPPONENT}"]
+[retry]
+max_retries = 3
+backoff_s = 0.2
+[liveness]
+boot_timeout_s = 60
+round_timeout_s = {round_timeout}
+"""
+    )
+    return path
+
+
+def campaign(cfg: Path, out: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sacbot", "train-campaign", str(cfg), "--out", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def log(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "campaign_log.jsonl").read_text().splitlines()]
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """Live processes whose environment names `text` (SACBOT_CAMPAIGN_RUN=<out>): orphans would show here."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if text.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """Two chunks (seed 3 draws the frozen twin, then TrackFire) and one eval, as `sacbot train-campaign`."""
+    folder = tmp_path_factory.mktemp("smoke")
+    seed = folder / "seed.zip"
+    made = subprocess.run([sys.executable, "-m", "sacbot", "checkpoint", "new", str(seed), "--seed", "5"])
+    assert made.returncode == 0
+    bots = folder / "bots"
+    twin = subprocess.run(
+        [sys.executable, "-m", "sacbot", "make-twin", "--from", str(seed), "--bots-dir", str(bots)]
+    )
+    assert twin.returncode == 0
+    cfg = write_campaign(
+        folder, budget=2, every=2, pool=f"{OPPONENT} = 1\nSacTwin = 1", extra_bots=f'"{bots}", '
+    )
+    out = folder / "run"
+    return out, campaign(cfg, out)
+
+
+def test_smoke_campaign_end_to_end(smoke_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, result = smoke_run
+    assert result.returncode == 0, result.stderr[-2000:]
+    events = log(out)
+    done = [e for e in events if e["event"] == "chunk_done"]
+    assert [(e["chunk"], e["opponent"], e["rounds"]) for e in done] == [(1, "SacTwin", 2), (2, OPPONENT, 2)]
+    # A frozen twin is an ordinary pool opponent that writes nothing of its own.
+    twin = out.parent / "bots" / "SacTwin"
+    assert digest(twin / "weights" / "latest.zip") == digest(out.parent / "seed.zip")
+    assert not (twin / "weights" / "rounds.jsonl").exists()
+    assert events[-1]["event"] == "finished" and events[-1]["completed"] == 2
+    progress = [json.loads(line) for line in result.stdout.splitlines()]
+    assert any(p["event"] == "round" and p["rounds"] == 2 for p in progress)
+    # Training happened and was saved at every round end.
+    load_checkpoint(out / "weights" / "latest.zip")
+    assert json.loads((out / "weights" / "round_counter.json").read_text())["rounds"] == 4
+    # One eval line per eval opponent; the first composite becomes the global best through the gate.
+    evals = [json.loads(line) for line in (out / "eval_log.jsonl").read_text().splitlines()]
+    assert len(evals) == 1
+    assert {"opponent", "rounds", "wins", "win_rate", "score_share", "chunk", "time"} <= set(evals[0])
+    assert evals[0]["opponent"] == OPPONENT and evals[0]["rounds"] == 1 and evals[0]["chunk"] == 2
+    evals_done = [e for e in events if e["event"] == "eval_done"]
+    assert len(evals_done) == 1 and evals_done[0]["promoted"] is True
+    meta = read_meta(out / "weights" / "best.zip")
+    assert meta is not None and meta.score == pytest.approx(evals[0]["score_share"])
+    assert (out / "best_score").read_text().split()[0] == f"{meta.score:.6f}"
+    assert not processes_mentioning(str(out))
+
+    # Re-running the same command resumes: the budget is done, so nothing is played again.
+    again = campaign(out.parent / "tiny.toml", out)
+    assert again.returncode == 0, again.stderr[-2000:]
+    events = log(out)
+    assert [e["event"] for e in events].count("start") == 2
+    assert [e["event"] for e in events].count("chunk_start") == 2
+    assert events[-1]["event"] == "finished"
+
+
+def test_eval_command_changes_no_weights(smoke_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, _ = smoke_run
+    checkpoint = out / "weights" / "latest.zip"
+    before = digest(checkpoint)
+    result = subprocess.run(
+        [sys.executable, "-m", "sacbot", "eval", "--checkpoint", str(checkpoint)]
+        + ["--opponents", OPPONENT, "--rounds", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = json.loads(result.stdout)
+    assert [r["opponent"] for r in rows] == [OPPONENT]
+    assert set(rows[0]) == {"opponent", "rounds", "wins", "win_rate", "score_share"}
+    assert rows[0]["rounds"] == 1 and 0.0 <= rows[0]["score_share"] <= 1.0
+    assert digest(checkpoint) == before
+
+
+def test_faults_are_retried_and_the_budget_finishes(tmp_path: Path) -> None:
+    # Chunk 1: the server crashes, then the bot freezes (SIGSTOP); chunk 2, the final one: the bot is killed.
+    # Every failure is detected by the ordinary checks and retried from `latest`.
+    out = tmp_path / "run"
+    faults = "server_crash@1.1,hang_bot@1.2,kill_bot@2.1"
+    result = campaign(
+        write_campaign(tmp_path, budget=2, every=0, round_timeout=12.0),
+        out,
+        {"SACBOT_CAMPAIGN_FAULTS": faults},
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    events = log(out)
+    failed = [(e["chunk"], e["attempt"], e["reason"]) for e in events if e["event"] == "chunk_failed"]
+    assert [(c, a) for c, a, _ in failed] == [(1, 1), (1, 2), (2, 1)]
+    assert "arena" in failed[0][2] or "server" in failed[0][2]
+    assert failed[1][2].startswith("hung")
+    assert "code -9" in failed[2][2]
+    assert [e["event"] for e in events].count("server_restart") == 1
+    assert [e["fault"] for e in events if e["event"] == "fault_injected"] == [
+        "server_crash",
+        "hang_bot",
+        "kill_bot",
+    ]
+    assert [e["chunk"] for e in events if e["event"] == "chunk_done"] == [1, 2]
+    assert events[-1]["event"] == "finished" and events[-1]["completed"] == 2
+    # Every completed chunk's rounds were saved: 2 chunks x 2 rounds plus the rounds saved before each fault.
+    assert json.loads((out / "weights" / "round_counter.json").read_text())["rounds"] >= 4
+    load_checkpoint(out / "weights" / "latest.zip")
+    assert not processes_mentioning(str(out))
+
+
+def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    cfg = write_campaign(tmp_path, budget=1, every=0)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sacbot", "train-campaign", str(cfg), "--out", str(out), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:  # wait until the first round of the chunk has ended (and been saved)
+        if json.loads(line)["event"] == "round":
+            break
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in stderr and "re-run the same command" in stderr
+    assert log(out)[-1]["event"] == "interrupted"
+    load_checkpoint(out / "weights" / "latest.zip")
+    deadline = time.monotonic() + 10
+    while processes_mentioning(str(out)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not processes_mentioning(str(out))

@@ -1,0 +1,273 @@
+"""The pure parts of campaigns: the file model, sampler, scoring, log/resume state, retries, liveness."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from sacbot.campaign.config import load_campaign, parse_campaign
+from sacbot.campaign.liveness import LivenessWatch
+from sacbot.campaign.log import CampaignLog, ResumeState, append_jsonl, read_eval_history, read_jsonl
+from sacbot.campaign.retry import RetryPolicy
+from sacbot.campaign.sampler import OpponentSampler
+from sacbot.campaign.scoring import EvalRecord, composite, moving_average, should_promote, summarize_results
+from sacbot.errors import UserError
+
+REPO = Path(__file__).resolve().parents[2]
+
+MINIMAL = {"name": "t", "chunks": {"rounds": 2, "budget": 3}, "opponents": {"SpinBot": 1}}
+
+
+def test_shipped_campaigns_load() -> None:
+    smoke = load_campaign(REPO / "campaigns" / "smoke.toml")
+    standard = load_campaign(REPO / "campaigns" / "standard.toml")
+    assert smoke.server.embedded and smoke.chunks.budget >= 2
+    assert standard.chunks.budget * standard.chunks.rounds > smoke.chunks.budget * smoke.chunks.rounds
+    assert standard.eval.every > 0 and standard.eval.opponents
+
+
+def test_defaults_and_full_file(tmp_path: Path) -> None:
+    c = parse_campaign(MINIMAL)
+    assert c.server.embedded and c.server.tps == -1
+    assert c.game.type == "1v1" and c.eval.every == 0 and c.pretrain is None
+    assert c.out_dir() == Path("runs/t") and c.out_dir(tmp_path) == tmp_path
+    path = tmp_path / "c.toml"
+    path.write_text(
+        """
+name = "full"
+out = "somewhere"
+seed = 7
+[server]
+url = "ws://127.0.0.1:7654"
+controller_secret = "c"
+bot_secret = "b"
+[game]
+type = "classic"
+setup = { turn_timeout = 40000 }
+[chunks]
+rounds = 5
+budget = 10
+[opponents]
+Corners = 1
+SacTwin = 3
+"elsewhere/MyBot" = 0.5
+[eval]
+every = 2
+rounds = 4
+opponents = ["Corners", "Walls"]
+[pretrain]
+steps = 1000
+opponents = ["SpinBot"]
+"""
+    )
+    c = load_campaign(path)
+    assert c.server.url == "ws://127.0.0.1:7654" and c.server.bot_secret == "b"
+    assert c.game.setup == {"turn_timeout": 40000}
+    assert c.opponents["SacTwin"] == 3 and c.eval.opponents == ["Corners", "Walls"]
+    assert c.pretrain is not None and c.pretrain.envs == 8
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({**MINIMAL, "chunks": {"rounds": 0, "budget": 3}}, "chunks.rounds"),
+        ({**MINIMAL, "chunks": {"rounds": 2}}, "chunks.budget"),
+        ({**MINIMAL, "opponents": {"Walls": -1}}, "opponents"),
+        ({**MINIMAL, "opponents": {"SacBot": 1}}, "opponents"),
+        ({**MINIMAL, "opponents": {}}, "opponents"),
+        ({**MINIMAL, "server": {"url": "http://x"}}, "server.url"),
+        ({**MINIMAL, "game": {"type": "2v2"}}, "game.type"),
+        ({**MINIMAL, "eval": {"every": 2}}, "eval"),
+        ({**MINIMAL, "chunkz": 1}, "chunkz"),
+        ({k: v for k, v in MINIMAL.items() if k != "name"}, "name"),
+    ],
+)
+def test_bad_campaign_names_the_field(data: dict[str, object], field: str) -> None:
+    with pytest.raises(UserError) as info:
+        parse_campaign(data, "c.toml")
+    message = str(info.value)
+    assert message.startswith(f"c.toml: {field}")
+    assert "\n" not in message and info.value.exit_code == 2
+
+
+def test_bad_toml_and_missing_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = \n")
+    with pytest.raises(UserError, match="not valid TOML"):
+        load_campaign(bad)
+    with pytest.raises(UserError, match="cannot read"):
+        load_campaign(tmp_path / "missing.toml")
+
+
+def test_sampler_is_seeded_per_chunk_and_weighted() -> None:
+    weights = {"A": 1.0, "B": 3.0, "Z": 0.0}
+    s1, s2 = OpponentSampler(weights, 5), OpponentSampler(weights, 5)
+    picks = [s1.sample(k) for k in range(1, 2001)]
+    assert picks == [s2.sample(k) for k in range(1, 2001)]
+    assert s1.sample(17) == s1.sample(17)  # a retried or resumed chunk plays the same opponent
+    counts = Counter(picks)
+    assert "Z" not in counts
+    assert 0.70 < counts["B"] / len(picks) < 0.80
+    other = OpponentSampler(weights, 6)
+    assert [other.sample(k) for k in range(1, 2001)] != picks
+    with pytest.raises(ValueError):
+        OpponentSampler({"A": 0.0}, 1)
+
+
+def rec(opponent: str, chunk: int, share: float, win_rate: float = 0.0) -> EvalRecord:
+    return EvalRecord(opponent, 10, int(win_rate * 10), win_rate, share, chunk, 0.0)
+
+
+def test_composite_is_mean_of_moving_averages() -> None:
+    history = [rec("A", c, share) for c, share in enumerate([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6])]
+    history += [rec("B", 1, 0.9)]
+    assert moving_average(history, "A", "score_share", 5) == pytest.approx(0.4)  # last five: .2 .. .6
+    assert composite(history, ["A", "B"], "score_share", 5) == pytest.approx((0.4 + 0.9) / 2)
+    assert composite(history, ["A", "C"], "score_share", 5) is None  # C never evaluated
+    assert composite(history, ["A"], "win_rate", 5) == 0.0
+    assert composite(history, [], "score_share", 5) is None
+
+
+def test_promotion_is_strict() -> None:
+    assert should_promote(0.5, None)
+    assert should_promote(0.51, 0.5)
+    assert not should_promote(0.5, 0.5)
+    assert not should_promote(0.49, 0.5)
+    assert not should_promote(None, None)
+
+
+def test_summarize_results_from_observer_results() -> None:
+    results = [
+        {"name": "SacBot", "totalScore": 300, "firstPlaces": 3, "bulletDamage": 120},
+        {"name": "Walls", "totalScore": 100, "firstPlaces": 1, "bulletDamage": 40},
+    ]
+    assert summarize_results(results, "SacBot", 4) == (3, 0.75, 0.75, 120.0)
+    assert summarize_results(results, "Nobody", 4) == (0, 0.0, 0.0, 0.0)
+
+
+def test_log_resume_state_skips_torn_lines(tmp_path: Path) -> None:
+    log = CampaignLog(tmp_path / "campaign_log.jsonl")
+    log.write("start")
+    for chunk in (1, 2):
+        log.write("chunk_start", chunk=chunk, attempt=1)
+        log.write("chunk_done", chunk=chunk)
+    log.write("chunk_failed", chunk=3, attempt=1, reason="x")
+    log.write("chunk_done", chunk=4)  # out of order: does not count until 3 is done
+    log.write("eval_done", chunk=2)
+    with open(log.path, "a") as fh:
+        fh.write('{"event": "chunk_done", "chu')  # a kill mid-write
+    state = ResumeState.from_events(log.events())
+    assert state.completed == 2 and state.evaluated == {2} and state.retries == 1 and state.runs == 1
+    assert all(isinstance(e, dict) for e in read_jsonl(log.path))
+    assert list(read_jsonl(tmp_path / "absent.jsonl")) == []
+
+
+def test_eval_history_keeps_last_line_per_opponent_and_chunk(tmp_path: Path) -> None:
+    path = tmp_path / "eval_log.jsonl"
+    append_jsonl(path, rec("A", 2, 0.1).to_json())
+    append_jsonl(path, rec("A", 2, 0.3).to_json())  # the rerun after a crash mid-eval
+    append_jsonl(path, rec("B", 2, 0.5).to_json())
+    path.open("a").write("not json\n")
+    history = read_eval_history(path)
+    assert [(r.opponent, r.score_share) for r in history] == [("A", 0.3), ("B", 0.5)]
+    assert json.loads(path.read_text().splitlines()[0])["opponent"] == "A"
+
+
+def test_retry_policy_is_bounded_with_backoff() -> None:
+    policy = RetryPolicy(max_retries=2, backoff_s=1.0, factor=3.0, max_backoff_s=5.0)
+    assert policy.may_retry(1) and policy.may_retry(2) and not policy.may_retry(3)
+    assert [policy.delay(n) for n in (0, 1, 2, 3)] == [0.0, 1.0, 3.0, 5.0]
+
+
+def test_liveness_needs_both_round_events_and_counter() -> None:
+    watch = LivenessWatch(timeout_s=10, now=0.0, counter_baseline=4)
+    watch.round_event(1, False, now=5.0)
+    watch.counter(4, now=8.0)  # unchanged: no news
+    assert watch.hung(9.0) is None
+    watch.round_event(1, True, now=12.0)
+    reason = watch.hung(12.5)
+    assert reason is not None and "round counter" in reason  # server plays on, the bot is frozen
+    watch.counter(5, now=13.0)
+    assert watch.hung(14.0) is None
+    watch.round_event(1, True, now=20.0)  # a repeat is not progress
+    reason = watch.hung(23.5)
+    assert reason is not None and "no round event" in reason
+    unwatched = LivenessWatch(timeout_s=10, now=0.0)
+    unwatched.round_event(3, False, now=9.0)
+    assert unwatched.hung(15.0) is None
+
+
+def test_fault_spec_and_bot_dir_lookup(tmp_path: Path) -> None:
+    from sacbot.campaign.runner import parse_faults, resolve_bot_dir
+
+    assert parse_faults("kill_bot@2.1, hang_bot@3,server_crash@1.2") == {
+        (2, 1): "kill_bot",
+        (3, 1): "hang_bot",
+        (1, 2): "server_crash",
+    }
+    assert parse_faults(None) == {}
+    with pytest.raises(UserError):
+        parse_faults("explode@1.1")
+    (tmp_path / "b" / "Walls").mkdir(parents=True)
+    (tmp_path / "b" / "Walls" / "Walls.json").write_text("{}")
+    assert resolve_bot_dir("Walls", [tmp_path / "a", tmp_path / "b"]) == tmp_path / "b" / "Walls"
+    assert resolve_bot_dir(f"{tmp_path}/b/Walls", []) == tmp_path / "b" / "Walls"
+    with pytest.raises(UserError, match="no bot directory"):
+        resolve_bot_dir("Nobody", [tmp_path / "b"])
+
+
+def test_live_stats_from_the_bots_jsonl_files(tmp_path: Path) -> None:
+    from sacbot.campaign.runner import JsonlTail, LiveStats
+
+    rounds = tmp_path / "rounds.jsonl"
+    rounds.write_text('{"round": 1, "skipped_turns": 5}\n')
+    tail = JsonlTail(rounds)  # starts at the end: earlier chunks do not count
+    with open(rounds, "a") as fh:
+        fh.write('{"round": 2, "skipped_turns": 1}\n{"round": 3, "skipped_turns": 2}\n{"round": 4, "ski')
+    stats = LiveStats()
+    metrics = [
+        {"updates": 100, "alpha": 0.2, "critic_loss": 1.5},
+        {"updates": 300, "alpha": 0.1, "actor_loss": -2},
+    ]
+    stats.absorb(tail.read(), metrics[:1], now=10.0)
+    stats.absorb([], metrics[1:], now=12.0)
+    assert stats.skipped_turns == 3 and stats.alpha == 0.1
+    assert stats.losses == {"actor_loss": -2.0} and stats.updates_per_s == pytest.approx(100.0)
+    with open(rounds, "a") as fh:
+        fh.write('pped_turns": 4}\n')
+    assert tail.read() == [{"round": 4, "skipped_turns": 4}]
+
+
+def test_view_folds_events_and_renders() -> None:
+    from rich.console import Console
+
+    from sacbot.campaign.view import CampaignView
+
+    view = CampaignView("t", 2)
+    for event in [
+        {"event": "start", "completed": 0},
+        {"event": "chunk_start", "chunk": 1, "attempt": 1, "opponent": "Walls"},
+        {
+            "event": "round",
+            "round": 1,
+            "rounds": 2,
+            "win_rate": 0.5,
+            "alpha": 0.2,
+            "losses": {"critic_loss": 1.0},
+        },
+        {"event": "chunk_failed", "chunk": 1, "attempt": 1, "reason": "hung", "retry_in_s": 1.0},
+        {"event": "chunk_done", "chunk": 1, "attempt": 2, "opponent": "Walls", "rounds": 2, "wins": 1}
+        | {"win_rate": 0.5, "score_share": 0.4, "seconds": 3.0},
+        {"event": "eval_result", "opponent": "Walls", "chunk": 1, "rounds": 2, "wins": 1}
+        | {"win_rate": 0.5, "score_share": 0.4},
+        {"event": "eval_done", "chunk": 1, "composite": 0.4, "best": 0.4, "promoted": True},
+    ]:
+        view.update(event)
+    console = Console(width=120, record=True)
+    console.print(view.render())
+    console.print(view.summary())
+    text = console.export_text()
+    assert "1 of 2" in text and "Walls" in text and "critic_loss" in text and "retries 1" in text

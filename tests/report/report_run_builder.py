@@ -1,0 +1,171 @@
+"""A small but real campaign run folder for the report tests (a uniquely named helper module, not a conftest).
+
+The real campaign loop writes campaign_log.jsonl, eval_log.jsonl, best.zip and best_score; each chunk runs the
+real trainer thread and round-end saver of `sacbot play`, which write latest.zip, training_metrics.jsonl,
+rounds.jsonl and round_counter.json. Only the game processes and the networks are stood in for: the learner
+here returns scripted losses (a real SAC update costs far more than this test may), and the eval results
+are scripted so the report's table can be checked number by number.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sacbot.campaign.config import parse_campaign
+from sacbot.campaign.loop import CampaignLoop, ChunkFailed, ChunkOutcome, GameScore, RunPaths
+from sacbot.checkpoint import read_meta
+from sacbot.runtime.channel import DropOldestChannel
+from sacbot.runtime.records import ChannelItem, RoundReport, Transition
+from sacbot.runtime.saver import RoundEndSaver
+from sacbot.runtime.trainer import TrainerConfig, TrainerThread
+
+EVAL_OPPONENTS = ("SpinBot", "Walls")
+# (wins, score share) per eval chunk and opponent, out of EVAL_ROUNDS rounds.
+EVAL_RESULTS: dict[int, dict[str, tuple[int, float]]] = {
+    1: {"SpinBot": (8, 0.41), "Walls": (4, 0.30)},
+    2: {"SpinBot": (15, 0.66), "Walls": (9, 0.52)},
+    3: {"SpinBot": (19, 0.81), "Walls": (15, 0.66)},
+}
+EVAL_ROUNDS = 20
+CHUNK_ROUNDS = 3
+BUDGET = 3
+ROUND_TURNS = 40
+
+
+def wait_for(condition: Callable[[], bool], what: str, limit_s: float = 30.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.002)
+
+
+def at_least(value: Callable[[], int], target: int) -> Callable[[], bool]:
+    return lambda: value() >= target
+
+
+class ScriptedLearner:
+    """The runtime's Learner interface with scripted, decreasing losses instead of a network."""
+
+    def __init__(self, env_steps: int, updates: int) -> None:
+        self.env_steps = env_steps
+        self.updates = updates
+        self.stored = 0
+        self.rounds = 0
+
+    def add(self, transition: Transition) -> None:
+        self.env_steps += 1
+        self.stored += 1
+        self.rounds += bool(transition.done)
+
+    def cut_episode(self) -> None:
+        pass
+
+    def rounds_stored(self) -> int:
+        return self.rounds
+
+    def replay_size(self) -> int:
+        return self.stored
+
+    def update(self) -> dict[str, float]:
+        self.updates += 1
+        u = self.updates
+        time.sleep(0.0002)  # a little work per update, so updates/s is a finite figure
+        return {
+            "critic_loss": 2.0 / (1.0 + 0.02 * u),
+            "actor_loss": -0.5 - 0.002 * u,
+            "alpha_loss": 0.1 * math.exp(-u / 200),
+            "alpha": 0.2 * math.exp(-u / 400),
+        }
+
+    def fast_actor(self) -> Any:
+        return object()
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        return {"w": np.full(4, self.updates, np.float32)}
+
+    def network_sizes(self) -> dict[str, Any]:
+        return {"hidden": 4}
+
+
+def _transitions(rng: np.random.Generator) -> list[Transition]:
+    out = []
+    for i in range(ROUND_TURNS):
+        obs = rng.uniform(-1, 1, 17).astype(np.float32)
+        out.append(
+            Transition(obs, np.zeros(4, np.float32), 0.1, obs, i == ROUND_TURNS - 1, np.zeros(4, np.float32))
+        )
+    return out
+
+
+class PlayLikeBackend:
+    """Chunks through the real trainer thread and saver; evals scripted from EVAL_RESULTS."""
+
+    def __init__(self, out: Path, crash_chunk: int | None = None) -> None:
+        self.paths = RunPaths(out)
+        self.crash_chunk = crash_chunk
+        self.attempts: dict[int, int] = {}
+        self.rng = np.random.default_rng(7)
+
+    def run_chunk(self, chunk: int, opponent: str, rounds: int, report: Any) -> ChunkOutcome:
+        attempt = self.attempts[chunk] = self.attempts.get(chunk, 0) + 1
+        meta = read_meta(self.paths.latest) if self.paths.latest.is_file() else None
+        learner = ScriptedLearner(meta.env_steps if meta else 0, meta.updates if meta else 0)
+        channel: DropOldestChannel[ChannelItem] = DropOldestChannel(4096)
+        saver = RoundEndSaver(self.paths.weights, opponent, best_window=2, log=io.StringIO())
+        trainer = TrainerThread(learner, channel, saver, TrainerConfig(warmup_rounds=1, utd_ratio=0.5))
+        trainer.start()
+        wins = 0
+        started = time.monotonic()
+        try:
+            for r in range(1, rounds + 1):
+                for item in _transitions(self.rng):
+                    channel.put(item)
+                wait_for(at_least(lambda: trainer.added, r * ROUND_TURNS), "drain")
+                wait_for(lambda: trainer.updates_here >= trainer.added // 2, "updates")
+                own, enemy = (70.0, 30.0) if r % 2 else (40.0, 60.0)
+                wins += own > enemy
+                outcome = "won" if own > enemy else "lost"
+                p99 = 1.1 + r / 10
+                trainer.round_ended(
+                    RoundReport(r, outcome, 3.5, ROUND_TURNS, 0, 0.4, p99, 2.5, 0, own, enemy)
+                )
+                wait_for(at_least(lambda: trainer.rounds_saved, r), "round save")
+                if chunk == self.crash_chunk and attempt == 1:
+                    raise ChunkFailed("SacBot exited with code -9 before the game ended")
+        finally:
+            trainer.stop()
+        assert trainer.error is None, trainer.error_text
+        return ChunkOutcome(rounds=rounds, wins=wins, score_share=0.55, seconds=time.monotonic() - started)
+
+    def run_eval(self, checkpoint: Path, opponent: str, rounds: int, report: Any) -> GameScore:
+        chunk = int(checkpoint.stem.rsplit("-", 1)[1])  # the loop evaluates eval/candidate-<chunk>.zip
+        wins, share = EVAL_RESULTS[chunk][opponent]
+        return GameScore(rounds, wins, wins / rounds, share, bullet_damage=100.0 * share)
+
+    def pretrain(self, report: Any) -> None:
+        raise AssertionError("no pretraining in this run")
+
+    def close(self) -> None:
+        pass
+
+
+def build_run(out: Path) -> Path:
+    """A finished 3-chunk campaign with an eval after every chunk and one crashed attempt of chunk 2."""
+    campaign = parse_campaign(
+        {
+            "name": "report-test",
+            "chunks": {"rounds": CHUNK_ROUNDS, "budget": BUDGET},
+            "opponents": {"SpinBot": 1, "Walls": 1},
+            "eval": {"every": 1, "rounds": EVAL_ROUNDS, "opponents": list(EVAL_OPPONENTS), "window": 5},
+            "retry": {"max_retries": 2, "backoff_s": 0.0},
+        }
+    )
+    CampaignLoop(campaign, out, PlayLikeBackend(out, crash_chunk=2), sleep=lambda s: None).run()
+    return out

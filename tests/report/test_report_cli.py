@@ -1,0 +1,160 @@
+"""`sacbot report` end to end: a real campaign run folder in, valid PNGs and a right Markdown table out."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from report_run_builder import EVAL_OPPONENTS, EVAL_RESULTS, EVAL_ROUNDS, build_run
+
+from sacbot.campaign.log import append_jsonl as append_eval_line
+from sacbot.campaign.scoring import EvalRecord
+from sacbot.runtime.saver import append_jsonl as append_metrics_line
+
+CURVES = (
+    "win_rate_vs_env_steps.png",
+    "win_rate_vs_wall_time.png",
+    "losses.png",
+    "alpha.png",
+    "updates_per_s.png",
+)
+
+
+def sacbot(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sacbot", *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def assert_png(path: Path) -> None:
+    with Image.open(path) as image:
+        assert image.format == "PNG"
+        assert image.size[0] >= 400 and image.size[1] >= 300
+        image.load()  # decodes every pixel: a truncated file fails here
+
+
+def table_row(text: str, first_cell: str) -> list[str]:
+    rows = [line for line in text.splitlines() if line.startswith(f"| {first_cell} |")]
+    assert len(rows) == 1, f"expected one row for {first_cell}, got {rows}"
+    return [cell.strip() for cell in rows[0].strip("|").split("|")]
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_run(tmp_path_factory.mktemp("run") / "standard")
+
+
+def test_report_of_a_campaign_run(run_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    done = sacbot("report", str(run_dir), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "malformed" not in done.stderr
+    for name in CURVES:
+        assert_png(out / name)
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Final eval (chunk 3)" in text
+    final = EVAL_RESULTS[3]
+    for name in EVAL_OPPONENTS:
+        wins, share = final[name]
+        assert table_row(text, name) == [
+            name, str(EVAL_ROUNDS), str(wins), f"{wins / EVAL_ROUNDS:.1%}", f"{share:.3f}", "3"
+        ]  # fmt: skip
+    all_wins = sum(w for w, _ in final.values())
+    mean_share = sum(s for _, s in final.values()) / len(final)
+    total = 2 * EVAL_ROUNDS
+    assert table_row(text, "**all**")[:5] == [
+        "**all**", str(total), str(all_wins), f"{all_wins / total:.1%}", f"{mean_share:.3f}"
+    ]  # fmt: skip
+    assert table_row(text, "chunks completed")[1] == "3 of 3"
+    assert table_row(text, "retried chunk/eval attempts")[1] == "1"  # chunk 2's first attempt crashed
+    assert table_row(text, "finished")[1] == "yes"
+    assert table_row(text, "skipped turns (all real-time rounds)")[1] == "0"
+    # The real-time bot logged 10 rounds: 3 chunks of 3, and the round the crashed attempt saved.
+    assert table_row(text, "real-time rounds logged by the bot")[1] == "10"
+    last_metrics = json.loads((run_dir / "weights" / "training_metrics.jsonl").read_text().splitlines()[-1])
+    assert table_row(text, "env steps")[1] == f"{last_metrics['env_steps']:,}"
+    best = table_row(text, "best composite")[1]
+    assert best.startswith(f"{(0.81 + 0.66 + 0.41 + 0.30 + 0.66 + 0.52) / 6:.4f} at chunk 3")
+    for name in CURVES:
+        assert f"]({name})" in text
+
+
+def test_default_out_and_tolerance_of_malformed_lines_and_missing_fields(tmp_path: Path) -> None:
+    """No campaign log, a torn eval line, a metrics line without env steps, passes without updates (null
+    losses): the report still comes out, with the composite recomputed and the skipped lines counted."""
+    run = tmp_path / "run"
+    weights = run / "weights"
+    weights.mkdir(parents=True)
+    t0 = 1_800_000_000.0
+    for i in range(6):
+        warm = i >= 2  # warm-up passes ran no update: the trainer writes nulls for the losses and alpha
+        line: dict[str, Any] = {"time": t0 + 10 * i, "epoch": i + 1, "env_steps": 500 * (i + 1)}
+        line["updates"] = 100 * i if warm else 0
+        losses = (
+            {"critic_loss": 1 / i, "actor_loss": -i, "alpha_loss": 0.01, "alpha": 0.2 / i} if warm else {}
+        )
+        for key in ("critic_loss", "actor_loss", "alpha_loss", "alpha"):
+            line[key] = losses.get(key)
+        append_metrics_line(weights / "training_metrics.jsonl", line)
+    with (weights / "training_metrics.jsonl").open("a") as fh:
+        fh.write(json.dumps({"time": t0 + 70, "critic_loss": 0.1}) + "\n")  # no env_steps: malformed
+    for chunk, (wins, share) in ((1, (3, 0.4)), (2, (7, 0.6))):
+        rec = EvalRecord("Corners", 10, wins, wins / 10, share, chunk, t0 + 25 * chunk)
+        append_eval_line(run / "eval_log.jsonl", rec.to_json())
+    with (run / "eval_log.jsonl").open("a") as fh:
+        fh.write('{"opponent": "Corners", "rounds": 10, "wi')  # torn by a kill
+    done = sacbot("report", str(run))
+    assert done.returncode == 0, done.stderr
+    assert "skipped 2 malformed line(s)" in done.stderr
+    out = run / "report"
+    for name in CURVES:
+        assert_png(out / name)
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert table_row(text, "Corners") == ["Corners", "10", "7", "70.0%", "0.600", "2"]
+    assert "Malformed lines skipped: eval_log.jsonl: 1, weights/training_metrics.jsonl: 1." in text
+    assert "**all**" not in text  # one opponent: no total row
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["missing", "a file", "empty folder", "empty files", "only garbage", "out is a file"],
+)
+def test_bad_input_is_one_line_and_a_nonzero_exit(tmp_path: Path, case: str) -> None:
+    run = tmp_path / "run"
+    args: list[str] = []
+    if case == "a file":
+        write(run, "not a folder")
+    elif case == "empty folder":
+        run.mkdir()
+    elif case == "empty files":
+        write(run / "campaign_log.jsonl", "")
+        write(run / "eval_log.jsonl", "\n")
+    elif case == "only garbage":
+        write(run / "eval_log.jsonl", "\x00\x01garbage\n[1, 2]\n")
+        write(run / "weights" / "training_metrics.jsonl", '{"critic_loss": 1.0}\n')
+    elif case == "out is a file":
+        rec = EvalRecord("Walls", 10, 5, 0.5, 0.5, 1, 1_800_000_000.0)
+        append_eval_line(run / "eval_log.jsonl", rec.to_json())
+        target = write(tmp_path / "taken", "keep me")
+        args = ["--out", str(target)]
+    done = sacbot("report", str(run), *args)
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sacbot: error:"), done.stderr
+    assert "Traceback" not in done.stderr
+    if case == "only garbage":
+        assert "no usable data" in lines[0] and "3 malformed" in lines[0]
+    if case == "out is a file":
+        assert (tmp_path / "taken").read_text() == "keep me"  # nothing on disk is lost
+    assert not (run / "report").exists()

@@ -1,0 +1,254 @@
+"""`sacbot play` for real: booted from bots/SacBot by the arena's booter, over WebSocket, against an opponent.
+
+Small settings (warm-up 1 round, batch 8, short games) keep these fast; every file check reads the real files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sacbot.arena.battle import run_battle
+from sacbot.arena.server import EmbeddedArena
+from sacbot.checkpoint import load_checkpoint, read_meta, save_checkpoint
+from sacbot.engine import game_setup_for
+from sacbot.protocol import RoundEndedEventForObserver
+
+REPO = Path(__file__).resolve().parents[2]
+BOTS = REPO / "bots"
+OPPONENT = BOTS / "TrackFire"  # kills an untrained SacBot in a few hundred turns: short rounds
+SMALL = {
+    "SACBOT_WARMUP_ROUNDS": "1",
+    "SACBOT_UTD_RATIO": "0",
+    "SACBOT_BATCH_SIZE": "8",
+    "SACBOT_PUBLISH_EVERY": "2",
+}
+
+
+def use_env(monkeypatch: pytest.MonkeyPatch, values: dict[str, str]) -> None:
+    for key in [k for k in os.environ if k.startswith("SACBOT_")]:
+        monkeypatch.delenv(key)
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+
+
+def wait_for(condition: Any, what: str, limit_s: float = 60.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.05)
+
+
+def rounds_saved(weights: Path) -> int:
+    try:
+        return int(json.loads((weights / "round_counter.json").read_text())["rounds"])
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+def bot_log(logs: Path) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in sorted(logs.glob("SacBot*.log")))
+
+
+def test_full_game_trains_and_saves_every_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    weights = tmp_path / "weights"
+    use_env(
+        monkeypatch,
+        {
+            **SMALL,
+            "SACBOT_WEIGHTS_DIR": str(weights),
+            "SACBOT_OPPONENT": OPPONENT.name,
+            "SACBOT_BEST_WINDOW": "2",
+        },
+    )
+    seen: list[int] = []
+
+    def on_event(msg: Any) -> None:
+        if isinstance(msg, RoundEndedEventForObserver):
+            k = int(msg.round_number)
+            # The bot saves this round off its realtime thread: once its counter says so, latest must load.
+            wait_for(lambda: rounds_saved(weights) >= k, f"round {k} saved")
+            _, meta = load_checkpoint(weights / "latest.zip")
+            assert meta is not None and meta.extra["round_total"] >= k
+            seen.append(k)
+
+    setup = game_setup_for("1v1", number_of_rounds=3)
+    result = run_battle([BOTS / "SacBot", OPPONENT], setup, log_dir=tmp_path / "logs", on_event=on_event)
+    assert result.number_of_rounds == 3 and seen == [1, 2, 3]
+    log = bot_log(tmp_path / "logs")
+    assert "fresh init" in log and log.count("saved") >= 3 and "Traceback" not in log
+    wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
+    rounds = [json.loads(line) for line in (weights / "rounds.jsonl").read_text().splitlines()]
+    assert [r["round"] for r in rounds] == [1, 2, 3]
+    assert all(r["turns"] > 0 and r["tick_to_intent_p99_ms"] >= r["tick_to_intent_p50_ms"] for r in rounds)
+    metrics = [json.loads(line) for line in (weights / "training_metrics.jsonl").read_text().splitlines()]
+    assert [m["epoch"] for m in metrics] == [1, 2, 3]
+    _, meta = load_checkpoint(weights / "latest.zip")
+    assert meta is not None and meta.updates > 0 and meta.env_steps == sum(r["turns"] - 1 for r in rounds)
+    best = read_meta(weights / "opponents" / f"{OPPONENT.name}.zip")
+    assert best is not None and best.score_kind == "play_score_share_last_2"
+    assert not (weights / "best.zip").exists()
+
+
+def test_a_bot_that_dies_early_still_saves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    weights = tmp_path / "weights"
+    use_env(monkeypatch, {**SMALL, "SACBOT_WARMUP_ROUNDS": "9", "SACBOT_WEIGHTS_DIR": str(weights)})
+    round_turns: list[int] = []
+
+    def on_event(msg: Any) -> None:
+        if isinstance(msg, RoundEndedEventForObserver):
+            round_turns.append(int(msg.turn_number))
+
+    setup = game_setup_for("custom", number_of_rounds=3)  # P(never dies early) < 0.5 %
+    run_battle(
+        [BOTS / "SacBot", OPPONENT, BOTS / "SpinBot"],
+        setup,
+        log_dir=tmp_path / "logs",
+        on_event=on_event,
+    )
+    wait_for(lambda: rounds_saved(weights) == 3, "every round saved")
+    rounds = [json.loads(line) for line in (weights / "rounds.jsonl").read_text().splitlines()]
+    assert [r["round"] for r in rounds] == [1, 2, 3]
+    died_early = [r for r, total in zip(rounds, round_turns, strict=True) if r["turns"] < total]
+    assert died_early, "SacBot outlived two armed opponents in every round"
+    assert all(r["outcome"] == "lost" for r in died_early)
+    load_checkpoint(weights / "latest.zip")
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_eval_mode_writes_nothing_and_changes_no_weight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.checkpoint import CheckpointMeta
+
+    weights = tmp_path / "weights"
+    sac = SacTrainer(TrainerConfig(seed=11, device="cpu"))
+    save_checkpoint(
+        weights / "best.zip", sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes())
+    )
+    before = tree_digest(weights)
+    use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_EVAL_MODE": "1"})
+    run_battle(
+        [BOTS / "SacBot", OPPONENT],
+        game_setup_for("1v1", number_of_rounds=1),
+        log_dir=tmp_path / "logs",
+    )
+    wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
+    log = bot_log(tmp_path / "logs")
+    assert "eval mode" in log and "loaded slot best" in log
+    assert tree_digest(weights) == before
+
+
+def sacbot_play(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("SACBOT_", "BOT_", "SERVER_"))}
+    full.update(env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "sacbot", "play", *args],
+        env=full,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def lobby_names(core: Any) -> list[str]:
+    return [c.bot.name for c in core.conns.values() if c.role == "bot" and c.bot is not None]
+
+
+def test_another_identity_and_sigterm_while_waiting(tmp_path: Path) -> None:
+    """SACBOT_BOT_JSON renames the bot and moves its default weights folder; SIGTERM in the lobby is clean."""
+    twin = tmp_path / "Twin"
+    twin.mkdir()
+    (twin / "Twin.json").write_text('{"name": "Twin", "version": "2.0", "authors": ["t"]}')
+    with EmbeddedArena() as arena:
+        proc = sacbot_play({"SERVER_URL": arena.url, "SACBOT_BOT_JSON": str(twin / "Twin.json")})
+        try:
+            wait_for(lambda: arena.call(lobby_names) == ["Twin"], "the bot in the lobby")
+        except AssertionError:
+            proc.kill()
+            raise
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "stopped (SIGTERM)" in err and "Traceback" not in err
+    assert f"weights folder {twin / 'weights'}" in err  # beside the identity JSON, not the current directory
+    assert not (twin / "weights" / "latest.zip").exists()  # no round was completed, so nothing to save
+
+
+def test_bad_checkpoint_is_one_clear_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip")
+    proc = sacbot_play(
+        {
+            "SACBOT_CHECKPOINT": str(bad),
+            "SACBOT_WEIGHTS_DIR": str(tmp_path / "w"),
+            "SERVER_URL": "ws://127.0.0.1:9",
+        }
+    )
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    assert "Traceback" not in err and str(bad) in err and err.strip().count("\n") == 0
+
+
+def test_bot_script_finds_a_python_with_sacbot() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SACBOT_PYTHON"}
+    result = subprocess.run(
+        ["bash", str(BOTS / "SacBot" / "SacBot.sh"), "--help"],
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=60,
+        cwd="/",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "--eval" in result.stdout
+
+
+def test_a_trainer_crash_ends_the_process_with_a_clear_error(tmp_path: Path) -> None:
+    from sacbot.arena.booter import Booter
+    from sacbot.arena.controller import play_game
+
+    weights = tmp_path / "weights"
+    extra = {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_WARMUP_ROUNDS": "9"}
+    with EmbeddedArena() as arena, Booter(arena.url, log_dir=tmp_path / "logs", extra_env=extra) as booter:
+        sac = booter.boot(BOTS / "SacBot")[0]
+        booter.boot(OPPONENT)
+        wait_for(lambda: "weights folder" in bot_log(tmp_path / "logs"), "SacBot's start-up line")
+        weights.rmdir()
+        weights.write_text("in the way")  # the round-end save cannot create its files: the trainer fails
+        try:
+            play_game(arena.url, game_setup_for("1v1", number_of_rounds=2), ["SacBot", OPPONENT.name])
+        except Exception:  # noqa: BLE001 - the game may end either way once SacBot is gone
+            pass
+        assert sac.process.wait(30) == 3
+    log = bot_log(tmp_path / "logs")
+    assert "the trainer thread crashed" in log and "sacbot: error:" in log
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("SACBOT_TRAINER_DUTY", "0"), ("SACBOT_UTD_RATIO", "fast"), ("SACBOT_OPPONENT", "../x")],
+)
+def test_bad_settings_are_one_line_and_exit_2(tmp_path: Path, variable: str, value: str) -> None:
+    proc = sacbot_play({variable: value, "SACBOT_WEIGHTS_DIR": str(tmp_path / "w")})
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err and err.strip().count("\n") == 0
+    assert not (tmp_path / "w").exists()
