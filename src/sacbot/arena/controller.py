@@ -17,6 +17,8 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.frames import Frame, Opcode
+from websockets.protocol import Event
 
 from sacbot import __version__
 from sacbot.errors import UserError
@@ -60,6 +62,28 @@ class GameResult:
     participants: list[Participant]
 
 
+_OBSERVER_TICK = b'{"type":"TickEventForObserver"'
+
+
+class _ControllerConnection(ClientConnection):
+    """Drops whole observer-tick frames inside `data_received` while `skip_ticks` is set (a game followed
+    without `on_tick`), so the one message of every turn costs no queueing, decoding or coroutine wake-up.
+    Anything else, or a tick written another way (fragmented, `type` not first), takes the stock path."""
+
+    skip_ticks = False
+
+    def process_event(self, event: Event) -> None:
+        if (
+            self.skip_ticks
+            and isinstance(event, Frame)
+            and event.opcode is Opcode.TEXT
+            and event.fin
+            and event.data[: len(_OBSERVER_TICK)] == _OBSERVER_TICK
+        ):
+            return
+        super().process_event(event)
+
+
 class Controller:
     """One controller (or, with `observer=True`, observer) connection."""
 
@@ -80,7 +104,9 @@ class Controller:
     ) -> Controller:
         try:
             async with asyncio.timeout(timeout):
-                ws = await connect(url, max_size=None, compression=None)
+                ws = await connect(
+                    url, max_size=None, compression=None, create_connection=_ControllerConnection
+                )
         except (OSError, TimeoutError, WebSocketException) as exc:
             raise UserError(f"cannot connect to the server at {url}: {exc or 'timed out'}") from None
         try:
@@ -176,6 +202,21 @@ class Controller:
     ) -> GameResult:
         """Start a game and follow it to its end. Ticks are decoded only when `on_tick` is given."""
         await self.start_game(setup, bots)
+        ws = self.ws
+        if isinstance(ws, _ControllerConnection):
+            ws.skip_ticks = on_tick is None
+            try:
+                return await self._follow(on_event, on_tick, start_timeout)
+            finally:
+                ws.skip_ticks = False
+        return await self._follow(on_event, on_tick, start_timeout)
+
+    async def _follow(
+        self,
+        on_event: Callable[[Message], None] | None,
+        on_tick: Callable[[TickEventForObserver], None] | None,
+        start_timeout: float,
+    ) -> GameResult:
         try:
             async with asyncio.timeout(start_timeout):
                 started = await self._until_started(on_event)

@@ -50,6 +50,7 @@ from sacbot.protocol import (
     TpsChangedEvent,
     decode,
     encode,
+    encode_dict,
 )
 from sacbot.protocol import Participant as WireParticipant
 
@@ -650,14 +651,16 @@ class ArenaCore:
         self.stats.turns += 1
         bot_conn = run.bot_conn
         conns = self.conns
+        # Ticks go straight from engine state to wire dicts to JSON (no protocol objects in between); the
+        # observer tick is built only when someone observes.
         for bid in game.tick_bot_ids():
             cid = bot_conn.get(bid)
             if cid is not None:
-                send(cid, encode(game.tick_for_bot(bid)))
+                send(cid, encode_dict(game.tick_for_bot_dict(bid), "TickEventForBot"))
                 conn = conns[cid]
                 conn.tokens = min(BUCKET_CAP, conn.tokens + TOKENS_PER_TICK)
         if self._observers:
-            self._to_observers(encode(game.tick_for_observer()))
+            self._to_observers(encode_dict(game.tick_for_observer_dict(), "TickEventForObserver"))
         run.tick_time = self.clock()
         if game.round_over:
             self._end_round(run)

@@ -278,9 +278,21 @@ class Game:
     def tick_for_observer(self) -> TickEventForObserver:
         return views.tick_for_observer(self, self._turn_bots, self._events.observer)
 
+    def tick_for_bot_dict(self, bot_id: int) -> dict[str, Any]:
+        """The wire dict of `tick_for_bot(bot_id)` (what `sacbot.protocol.to_dict` gives), built directly."""
+        return views.tick_for_bot_dict(self, self._round_bots[bot_id], self._events.by_bot[bot_id])
+
+    def tick_for_observer_dict(self) -> dict[str, Any]:
+        """The wire dict of `tick_for_observer()`, built directly."""
+        return views.tick_for_observer_dict(self, self._turn_bots, self._events.observer)
+
     def enemy_count(self, bot_id: int) -> int:
         mates = self._teammates[bot_id]
-        return sum(1 for bot in self._bots if bot.id != bot_id and bot.id not in mates)
+        alive = self._bots
+        if not mates:  # every other living bot (identity test: a list of slotted objects)
+            bot = self._round_bots.get(bot_id)
+            return len(alive) - 1 if bot is not None and bot in alive else len(alive)
+        return sum(1 for bot in alive if bot.id != bot_id and bot.id not in mates)
 
     def participant(self, bot_id: int) -> Participant:
         return self._participant[bot_id]

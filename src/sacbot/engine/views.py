@@ -16,6 +16,7 @@ from sacbot.protocol import (
     ResultsForObserver,
     TickEventForBot,
     TickEventForObserver,
+    to_dict,
 )
 
 if TYPE_CHECKING:
@@ -148,6 +149,125 @@ def tick_for_observer(game: Game, bots: list[Bot], events: list[tuple[Any, ...]]
         ],  # fmt: skip
         events=[ev.to_protocol(e, turn) for e in events],
     )
+
+
+# ---- Wire dicts: the same JSON objects as `to_dict(tick_for_*(...))` (same keys, same order, nulls left
+# out), built straight from the engine state without the dataclasses in between. The arena encodes ticks this
+# way on every turn; tests check both paths give the same text.
+
+_COLOR_KEYS = (
+    "bodyColor",
+    "turretColor",
+    "radarColor",
+    "bulletColor",
+    "scanColor",
+    "tracksColor",
+    "gunColor",
+)
+
+
+def _bullet_dict(b: Any) -> dict[str, Any]:
+    d = {"bulletId": b.bullet_id, "ownerId": b.owner_id, "power": b.power, "x": b.x, "y": b.y,
+         "direction": b.direction}  # fmt: skip
+    if b.color is not None:
+        d["color"] = b.color
+    return d
+
+
+def _snap_dict(snap: tuple[Any, ...]) -> dict[str, Any]:
+    d = {"bulletId": snap[0], "ownerId": snap[1], "power": snap[2], "x": snap[3], "y": snap[4],
+         "direction": snap[5]}  # fmt: skip
+    if snap[6] is not None:
+        d["color"] = snap[6]
+    return d
+
+
+def _event_dict(e: tuple[Any, ...], turn: int) -> dict[str, Any]:
+    kind = e[0]
+    if kind == ev.SCANNED:
+        return {"type": "ScannedBotEvent", "turnNumber": turn, "scannedByBotId": e[1], "scannedBotId": e[2],
+                "energy": e[3], "x": e[4], "y": e[5], "direction": e[6], "speed": e[7]}  # fmt: skip
+    if kind == ev.BULLET_FIRED:
+        return {"type": "BulletFiredEvent", "turnNumber": turn, "bullet": _snap_dict(e[1])}
+    if kind == ev.BULLET_HIT_WALL:
+        return {"type": "BulletHitWallEvent", "turnNumber": turn, "bullet": _snap_dict(e[1])}
+    if kind == ev.BOT_HIT_WALL:
+        return {"type": "BotHitWallEvent", "turnNumber": turn, "victimId": e[1]}
+    return to_dict(ev.to_protocol(e, turn))  # the rarer kinds: through the protocol object
+
+
+def _state_dict(bot: Bot, enemy_count: int) -> dict[str, Any]:
+    # One dict display (much cheaper than item by item); is_droid is always a bool in the engine.
+    d: dict[str, Any] = {
+        "isDroid": bot.is_droid,
+        "energy": bot.energy,
+        "x": bot.x,
+        "y": bot.y,
+        "direction": bot.direction,
+        "gunDirection": bot.gun_direction,
+        "radarDirection": bot.radar_direction,
+        "radarSweep": bot.radar_sweep,
+        "speed": bot.speed,
+        "turnRate": bot.turn_rate,
+        "gunTurnRate": bot.gun_turn_rate,
+        "radarTurnRate": bot.radar_turn_rate,
+        "gunHeat": bot.gun_heat,
+        "enemyCount": enemy_count,
+    }
+    if bot.is_droid is None:
+        del d["isDroid"]
+    colors = _colors(bot)
+    if colors != _NO_COLORS:  # most bots never paint themselves
+        for key, color in zip(_COLOR_KEYS, colors, strict=True):
+            if color is not None:
+                d[key] = color
+    return d
+
+
+def tick_for_bot_dict(game: Game, bot: Bot, events: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """`to_dict(tick_for_bot(game, bot, events))`, built directly."""
+    turn = game.turn_number
+    bot_id = bot.id
+    state = _state_dict(bot, game.enemy_count(bot_id))
+    return {
+        "type": "TickEventForBot",
+        "turnNumber": turn,
+        "roundNumber": game.round_number,
+        "botState": state,
+        "bulletStates": [_bullet_dict(b) for b in game.bullets if b.owner_id == bot_id],
+        "events": [_event_dict(e, turn) for e in events],
+    }
+
+
+def tick_for_observer_dict(game: Game, bots: list[Bot], events: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """`to_dict(tick_for_observer(game, bots, events))`, built directly."""
+    turn = game.turn_number
+    states = []
+    for bot in bots:
+        p = game.participant(bot.id)
+        d = _state_dict(bot, game.enemy_count(bot.id))
+        d["id"] = bot.id
+        if p.session_id is not None:
+            d["sessionId"] = p.session_id
+        if p.name is not None:
+            d["name"] = p.name
+        if p.version is not None:
+            d["version"] = p.version
+        if bot.std_out is not None:
+            d["stdOut"] = bot.std_out
+        if bot.std_err is not None:
+            d["stdErr"] = bot.std_err
+        if bot.debug_graphics is not None:
+            d["debugGraphics"] = bot.debug_graphics
+        states.append(d)
+    return {
+        "type": "TickEventForObserver",
+        "turnNumber": turn,
+        "roundNumber": game.round_number,
+        "botStates": states,
+        "bulletStates": [_bullet_dict(b) for b in game.bullets],
+        "events": [_event_dict(e, turn) for e in events],
+    }
 
 
 def _result_fields(s: Score) -> dict[str, int]:

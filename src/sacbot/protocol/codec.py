@@ -104,12 +104,17 @@ def encode(msg: Any) -> str:
     enc = _ENCODERS.get(msg.__class__)
     if enc is None:
         raise TypeError(f"not a protocol object: {type(msg).__name__}")
-    d = enc(msg)
+    return encode_dict(enc(msg), getattr(msg, "type", None))
+
+
+def encode_dict(d: dict[str, Any], msg_type: str | None = None) -> str:
+    """A JSON-ready dict (as `to_dict` gives, e.g. the engine's direct tick dicts) -> compact JSON text, with
+    the same checks as `encode`: NaN or infinity anywhere raises ProtocolError."""
     try:
         raw = to_json(d, fallback=_fallback)
     except (PydanticSerializationError, TypeError) as exc:
-        raise ProtocolError(f"cannot encode: {exc}", msg_type=getattr(msg, "type", None)) from None
+        raise ProtocolError(f"cannot encode: {exc}", msg_type=msg_type) from None
     # to_json writes NaN/Infinity as bare constants; the wire (and the schemas) forbid them.
     if (b"NaN" in raw or b"Infinity" in raw) and _non_finite(d):
-        raise ProtocolError("cannot encode NaN or infinity", msg_type=getattr(msg, "type", None))
+        raise ProtocolError("cannot encode NaN or infinity", msg_type=msg_type)
     return raw.decode()
