@@ -13,7 +13,14 @@ from sacbot.campaign.liveness import LivenessWatch
 from sacbot.campaign.log import CampaignLog, ResumeState, append_jsonl, read_eval_history, read_jsonl
 from sacbot.campaign.retry import RetryPolicy
 from sacbot.campaign.sampler import OpponentSampler
-from sacbot.campaign.scoring import EvalRecord, composite, moving_average, should_promote, summarize_results
+from sacbot.campaign.scoring import (
+    EvalRecord,
+    RoundWins,
+    composite,
+    moving_average,
+    should_promote,
+    summarize_results,
+)
 from sacbot.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -144,8 +151,27 @@ def test_summarize_results_from_observer_results() -> None:
         {"name": "SacBot", "totalScore": 300, "firstPlaces": 3, "bulletDamage": 120},
         {"name": "Walls", "totalScore": 100, "firstPlaces": 1, "bulletDamage": 40},
     ]
-    assert summarize_results(results, "SacBot", 4) == (3, 0.75, 0.75, 120.0)
-    assert summarize_results(results, "Nobody", 4) == (0, 0.0, 0.0, 0.0)
+    assert summarize_results(results, "SacBot", 4, 3) == (3, 0.75, 0.75, 120.0)
+    assert summarize_results(results, "Nobody", 4, 0) == (0, 0.0, 0.0, 0.0)
+
+
+def test_a_round_won_is_a_round_survived_last_not_a_shared_first_place() -> None:
+    wins = RoundWins("SacBot")
+    # Round 1: SacBot is the last survivor. Round 2: both die together (equal totals share rank 1, so both get
+    # a first place). Round 3: Walls wins.
+    rounds = [
+        [{"name": "SacBot", "lastSurvivorBonus": 10, "firstPlaces": 1}, {"name": "Walls", "firstPlaces": 0}],
+        [{"name": "SacBot", "lastSurvivorBonus": 10, "firstPlaces": 2}, {"name": "Walls", "firstPlaces": 1}],
+        [
+            {"name": "SacBot", "lastSurvivorBonus": 10, "firstPlaces": 2},
+            {"name": "Walls", "lastSurvivorBonus": 10, "firstPlaces": 2},
+        ],
+    ]
+    counted = []
+    for accumulated in rounds:
+        wins.absorb(accumulated)
+        counted.append(wins.wins)
+    assert counted == [1, 1, 1]
 
 
 def test_log_resume_state_skips_torn_lines(tmp_path: Path) -> None:

@@ -151,23 +151,28 @@ def test_worker_processes_give_the_same_results_as_in_process() -> None:
     rng = np.random.default_rng(3)
     actions = rng.uniform(-1, 1, (400, 4, 4)).astype(np.float32)
     runs = []
-    for workers in (0, 2):
-        vec = VecTankRoyaleEnv(4, "SpinBot,Crazy", workers=workers)
+    # In-process; two workers; this process stepping arena 0..1 beside one worker stepping 2..3.
+    for workers, step_in_parent in ((0, False), (2, False), (1, True)):
+        vec = VecTankRoyaleEnv(4, "SpinBot,Crazy", workers=workers, step_in_parent=step_in_parent)
+        assert len(vec.envs) == (4 if workers == 0 else 2 if step_in_parent else 0)
         obs, _ = vec.reset(seed=7)
         trace = [obs]
         ends = []
         for batch in actions:
             obs, rewards, terminated, truncated, infos = vec.step(batch)
-            trace += [obs, rewards, terminated]
+            trace += [obs, rewards, terminated, truncated]
             if infos:
                 ends.append(
                     [
-                        (i, infos["final_info"][i]["round_result"])
+                        (i, infos["final_obs"][i].tolist(), infos["final_info"][i]["round_result"])
                         for i in np.flatnonzero(infos["_final_info"])
                     ]
                 )
         vec.close()
         runs.append((trace, ends))
-    (a, ends_a), (b, ends_b) = runs
-    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
-    assert ends_a == ends_b and ends_a  # at least one round ended (and autoreset) on both sides
+    (a, ends_a), *others = runs
+    for b, ends_b in others:
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+        assert ends_a == ends_b
+    # Rounds ended (and autoreset) in an arena stepped here and in one a worker steps.
+    assert {i for end in ends_a for i, _, _ in end} >= {0, 2}

@@ -155,32 +155,61 @@ def update_memory(tick: Any, memory: RoundMemory) -> None:
 
 
 def encode_state(bot_state: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np.ndarray:
-    """The 17 state entries from our bot state and the memory (written into `out` when given)."""
-    if out is None:
-        out = np.empty(STATE_DIM, np.float32)
+    """The 17 state entries from our bot state and the memory (written into `out` when given).
+
+    Plain float maths, inlined (this runs every step of every environment): `v if -1 <= v <= 1 else
+    _clip1(v)` is `_clip1(v)` with its common case first, `(a + 180) % 360 - 180` is `wrap_deg(a)`; then one
+    conversion of the 17 floats to float32.
+    """
     w, h = memory.arena_width, memory.arena_height
     x, y = bot_state.x, bot_state.y
-    out[0] = _clip1(x / w)
-    out[1] = _clip1(y / h)
-    out[2] = wrap_deg(bot_state.direction) / 180.0
-    out[3] = _clip1(bot_state.speed / MAX_SPEED)
-    out[4] = wrap_deg(bot_state.gun_direction) / 180.0
-    out[5] = wrap_deg(bot_state.radar_direction) / 180.0
-    out[6] = _clip1(bot_state.gun_heat / MAX_GUN_HEAT)
-    out[7] = _clip1(bot_state.energy / FULL_ENERGY)
-    out[8] = _clip1((h - y) / h)
-    out[9] = _clip1(y / h)
-    out[10] = _clip1((w - x) / w)
-    out[11] = _clip1(x / w)
+    direction = bot_state.direction
+    xw = x / w
+    xw = xw if -1.0 <= xw <= 1.0 else _clip1(xw)
+    yh = y / h
+    yh = yh if -1.0 <= yh <= 1.0 else _clip1(yh)
+    north = (h - y) / h
+    north = north if -1.0 <= north <= 1.0 else _clip1(north)
+    east = (w - x) / w
+    east = east if -1.0 <= east <= 1.0 else _clip1(east)
+    speed = bot_state.speed / MAX_SPEED
+    speed = speed if -1.0 <= speed <= 1.0 else _clip1(speed)
+    heat = bot_state.gun_heat / MAX_GUN_HEAT
+    heat = heat if -1.0 <= heat <= 1.0 else _clip1(heat)
+    energy = bot_state.energy / FULL_ENERGY
+    energy = energy if -1.0 <= energy <= 1.0 else _clip1(energy)
     if memory.seen:
         dx, dy = memory.enemy_x - x, memory.enemy_y - y
-        out[12] = _clip1(math.hypot(dx, dy) / memory.diagonal)
-        out[13] = wrap_deg(math.degrees(math.atan2(dy, dx)) - bot_state.direction) / 180.0
-        out[14] = wrap_deg(memory.enemy_direction) / 180.0
-        out[15] = _clip1(memory.enemy_speed / MAX_SPEED)
-        out[16] = _clip1(memory.enemy_energy / FULL_ENERGY)
+        dist = math.hypot(dx, dy) / memory.diagonal
+        espeed = memory.enemy_speed / MAX_SPEED
+        eenergy = memory.enemy_energy / FULL_ENERGY
+        enemy: tuple[float, float, float, float, float] = (
+            dist if -1.0 <= dist <= 1.0 else _clip1(dist),
+            ((math.degrees(math.atan2(dy, dx)) - direction + 180.0) % 360.0 - 180.0) / 180.0,
+            ((memory.enemy_direction + 180.0) % 360.0 - 180.0) / 180.0,
+            espeed if -1.0 <= espeed <= 1.0 else _clip1(espeed),
+            eenergy if -1.0 <= eenergy <= 1.0 else _clip1(eenergy),
+        )
     else:
-        out[12:17] = UNSEEN_ENEMY
+        enemy = UNSEEN_ENEMY
+    values = (
+        xw,
+        yh,
+        ((direction + 180.0) % 360.0 - 180.0) / 180.0,
+        speed,
+        ((bot_state.gun_direction + 180.0) % 360.0 - 180.0) / 180.0,
+        ((bot_state.radar_direction + 180.0) % 360.0 - 180.0) / 180.0,
+        heat,
+        energy,
+        north,
+        yh,
+        east,
+        xw,
+        *enemy,
+    )
+    if out is None:
+        return np.array(values, np.float32)
+    out[:] = values
     return out
 
 
@@ -244,8 +273,12 @@ def radar_turn(radar_mode: RadarMode, memory: RoundMemory) -> float:
 def action_to_intent(action: Any, radar_mode: RadarMode, memory: RoundMemory) -> BotIntent:
     """A complete BotIntent (every numeric field and flag set) from an action in [-1, 1]^4."""
     vals = action.tolist() if hasattr(action, "tolist") else list(action)  # plain floats, fast
-    a0, a1, a2, a3 = _clip1(vals[0]), _clip1(vals[1]), _clip1(vals[2]), _clip1(vals[3])
-    power = max(a3, 0.0) * MAX_FIREPOWER
+    a0, a1, a2, a3 = vals[0], vals[1], vals[2], vals[3]  # clipped as _clip1 does, in-range case first
+    a0 = a0 if -1.0 <= a0 <= 1.0 else _clip1(a0)
+    a1 = a1 if -1.0 <= a1 <= 1.0 else _clip1(a1)
+    a2 = a2 if -1.0 <= a2 <= 1.0 else _clip1(a2)
+    a3 = a3 if -1.0 <= a3 <= 1.0 else _clip1(a3)
+    power = a3 * MAX_FIREPOWER if a3 > 0.0 else 0.0
     return BotIntent(
         turn_rate=a0 * MAX_TURN_RATE,
         target_speed=a1 * MAX_SPEED,

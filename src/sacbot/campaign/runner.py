@@ -29,7 +29,7 @@ from typing import Any
 from sacbot.campaign.config import Campaign, opponent_name
 from sacbot.campaign.liveness import LivenessWatch
 from sacbot.campaign.loop import ChunkFailed, ChunkOutcome, GameScore, Reporter, RunPaths
-from sacbot.campaign.scoring import summarize_results
+from sacbot.campaign.scoring import RoundWins, summarize_results
 from sacbot.errors import UserError
 
 FAULTS_ENV = "SACBOT_CAMPAIGN_FAULTS"
@@ -147,6 +147,7 @@ class GameResult:
     rounds: int
     results: list[dict[str, Any]]
     seconds: float
+    wins: int  # rounds the training bot was the last one standing (see RoundWins)
 
 
 class ArenaBackend:
@@ -232,7 +233,7 @@ class ArenaBackend:
             fault=self._faults.get((chunk, attempt)),
             progress={"chunk": chunk, "attempt": attempt, "opponent": opponent_name(opponent)},
         )
-        wins, _, share, _ = summarize_results(result.results, self.sacbot_name, result.rounds)
+        wins, _, share, _ = summarize_results(result.results, self.sacbot_name, result.rounds, result.wins)
         return ChunkOutcome(rounds=result.rounds, wins=wins, score_share=share, seconds=result.seconds)
 
     def run_eval(self, checkpoint: Path, opponent: str, rounds: int, report: Reporter) -> GameScore:
@@ -255,7 +256,9 @@ class ArenaBackend:
             fault=None,
             progress={"eval": True, "opponent": opponent_name(opponent)},
         )
-        wins, win_rate, share, damage = summarize_results(result.results, self.sacbot_name, result.rounds)
+        wins, win_rate, share, damage = summarize_results(
+            result.results, self.sacbot_name, result.rounds, result.wins
+        )
         return GameScore(result.rounds, wins, win_rate, share, damage)
 
     def pretrain(self, report: Reporter) -> None:
@@ -375,6 +378,7 @@ class _GameWatch:
         self.rounds_tail = JsonlTail(weights / "rounds.jsonl")
         self.metrics_tail = JsonlTail(weights / "training_metrics.jsonl")
         self.stats = LiveStats()
+        self.round_wins = RoundWins(names[0])
         baseline = read_round_counter(counter) if counter is not None else None
         self.watch: LivenessWatch | None = None
         self.counter_baseline = None if counter is None else (baseline if baseline is not None else -1)
@@ -452,7 +456,7 @@ class _GameWatch:
             raise ChunkFailed(f"lost the server: {exc}") from None
         await self._await_saved_rounds(result.number_of_rounds)
         results = [_as_dict(r) for r in result.results]
-        return GameResult(result.number_of_rounds, results, time.monotonic() - start)
+        return GameResult(result.number_of_rounds, results, time.monotonic() - start, self.round_wins.wins)
 
     async def _await_saved_rounds(self, rounds: int) -> None:
         """A chunk is complete only when the bot saved every round of it: its counter must reach baseline +
@@ -480,7 +484,9 @@ class _GameWatch:
             self.watch.round_event(msg.round_number, False, now)
         elif isinstance(msg, RoundEndedEventForObserver):
             self.watch.round_event(msg.round_number, True, now)
-            self._round_progress(msg.round_number, [_as_dict(r) for r in msg.results], now)
+            results = [_as_dict(r) for r in msg.results]
+            self.round_wins.absorb(results)
+            self._round_progress(msg.round_number, results, now)
             if self.fault and not self.faulted:
                 self.faulted = True
                 self._inject(self.fault)
@@ -498,7 +504,7 @@ class _GameWatch:
 
     def _round_progress(self, number: int, results: list[dict[str, Any]], now: float) -> None:
         self.stats.absorb(self.rounds_tail.read(), self.metrics_tail.read(), now)
-        wins, win_rate, share, _ = summarize_results(results, self.names[0], number)
+        wins, win_rate, share, _ = summarize_results(results, self.names[0], number, self.round_wins.wins)
         self.report(
             {
                 "event": "round",

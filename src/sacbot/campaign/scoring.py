@@ -74,23 +74,45 @@ def should_promote(candidate: float | None, incumbent: float | None) -> bool:
     return incumbent is None or candidate > incumbent
 
 
+def _field(item: dict[str, Any], camel: str, snake: str) -> float:
+    return float(item.get(camel, item.get(snake, 0)) or 0)
+
+
+class RoundWins:
+    """Counts the rounds bot `me` won, from the accumulated results after each round (RoundEndedForObserver).
+
+    A round is won when the bot was the last one standing: its last survivor bonus rose in that round. First
+    places are not wins: equal totals share rank 1, so a round in which both bots die together (of inactivity,
+    say) gives each a first place and a total of 0.
+    """
+
+    def __init__(self, me: str) -> None:
+        self.me = me
+        self.wins = 0
+        self._bonus = 0.0
+
+    def absorb(self, accumulated: Sequence[dict[str, Any]]) -> None:
+        mine = [r for r in accumulated if r.get("name") == self.me]
+        if not mine:
+            return
+        bonus = _field(mine[0], "lastSurvivorBonus", "last_survivor_bonus")
+        if bonus > self._bonus:
+            self.wins += 1
+        self._bonus = bonus
+
+
 def summarize_results(
-    results: Sequence[dict[str, Any]], me: str, rounds: int
+    results: Sequence[dict[str, Any]], me: str, rounds: int, wins: int
 ) -> tuple[int, float, float, float]:
     """(wins, win_rate, score_share, bullet_damage) of bot `me` from accumulated observer results.
 
-    `results` are ResultsForObserver as dicts with camelCase or snake_case keys. A round win is a first place.
+    `results` are ResultsForObserver as dicts (camelCase or snake_case keys); `wins` comes from `RoundWins`.
     """
-
-    def get(item: dict[str, Any], camel: str, snake: str) -> float:
-        return float(item.get(camel, item.get(snake, 0)) or 0)
-
     mine = [r for r in results if r.get("name") == me]
     if not mine:
         return 0, 0.0, 0.0, 0.0
-    wins = int(get(mine[0], "firstPlaces", "first_places"))
-    total_all = sum(get(r, "totalScore", "total_score") for r in results)
-    my_total = get(mine[0], "totalScore", "total_score")
+    total_all = sum(_field(r, "totalScore", "total_score") for r in results)
+    my_total = _field(mine[0], "totalScore", "total_score")
     share = my_total / total_all if total_all > 0 else 0.0
     win_rate = wins / rounds if rounds > 0 else 0.0
-    return wins, win_rate, share, get(mine[0], "bulletDamage", "bullet_damage")
+    return wins, win_rate, share, _field(mine[0], "bulletDamage", "bullet_damage")

@@ -14,7 +14,7 @@ app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 
 @app.command("engine")
 def engine(json_output: bool = typer.Option(False, "--json")) -> None:
-    """Engine turns per second, 1v1 and 10-bot melee (medians of 5 runs; per CPU-second, and wall-clock)."""
+    """Engine turns per second, 1v1 and 10-bot melee (medians of 5 runs; wall-clock, and per CPU-second)."""
     import json
 
     from sacbot.engine.bench import bench_engine

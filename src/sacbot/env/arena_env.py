@@ -2,8 +2,9 @@
 
 An episode is a round. The agent's observation, reward and action mapping are `sacbot.agent.features` (the
 same calls `sacbot play` makes on the same protocol objects), so what a policy learns here is what it sees
-over WebSocket. The opponent is a `sacbot.opponents` policy fed by the engine's own TickEventForBot, as the
-arena would feed it.
+over WebSocket. The opponent is a `sacbot.opponents` policy fed the same tick, as the arena would feed it.
+Both read `sacbot.env.ticks.tick_view`s: TickEventForBot's attribute names and values, without the cost of
+building the full protocol object each turn.
 
 Round flow (as on the arena): `reset()` starts a round and plays turn 1 (nobody acts in turn 1), then returns
 the observation of the agent's turn-1 tick. `step(action)` sends the agent's intent and the opponent's answer
@@ -16,7 +17,7 @@ game an arena started with `seed=s` plays, given the same bot ids) and whose opp
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -32,9 +33,10 @@ from sacbot.agent.features import (
     round_end_reward,
 )
 from sacbot.engine import Game, Participant, game_setup_for
+from sacbot.env.ticks import tick_view
 from sacbot.errors import UserError
 from sacbot.opponents import ClassicBot, make_opponent, opponent_class
-from sacbot.protocol import GameSetup, RoundStartedEvent
+from sacbot.protocol import GameSetup, RoundStartedEvent, TickEventForBot
 
 AGENT_NAME = "SacBot"
 
@@ -123,7 +125,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.memory.new_round()
         self._round_open = True
         game.turn({})  # turn 1: nobody acts
-        tick = game.tick_for_bot(self.agent_id)
+        tick = tick_view(game, self.agent_id)
         obs = observe(tick, self.memory)
         return obs, {
             "turn": tick.turn_number,
@@ -141,9 +143,10 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         values = action.tolist() if isinstance(action, np.ndarray) else list(action)
         intents = {me: action_to_intent(values, self.radar_mode, memory)}
         if game.bot(them).alive:  # always, in a 1v1: its death ends the round
-            intents[them] = opponent.on_tick(game.tick_for_bot(them))
+            # The view is duck-typed as the TickEventForBot the opponent reads (tests/env/test_env_ticks.py).
+            intents[them] = opponent.on_tick(cast(TickEventForBot, tick_view(game, them)))
         game.turn(intents)
-        tick = game.tick_for_bot(me)
+        tick = tick_view(game, me)
         obs = observe(tick, memory)
         r = reward(tick, memory)
         info: dict[str, Any] = {"turn": tick.turn_number, "events": tick.events}

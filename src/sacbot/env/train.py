@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from sacbot.agent.features import RadarMode
 from sacbot.env.arena_env import parse_opponents
 from sacbot.env.vector import VecTankRoyaleEnv
 from sacbot.errors import UserError
@@ -85,6 +86,7 @@ def train_fast(
     best_window: int = 10,
     device: str = "auto",
     max_turns: int | None = 5_000,
+    radar_mode: str | None = None,
     torch_threads: int | None = 1,
     workers: int = 0,
     log: Callable[[str], None] | None = None,
@@ -114,7 +116,14 @@ def train_fast(
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
-    vec = VecTankRoyaleEnv(envs, names, max_turns=max_turns, workers=workers)
+    if radar_mode is None:  # as `sacbot play` does: SACBOT_RADAR_MODE, so training sees what play will see
+        from sacbot.settings import load_sacbot_settings
+
+        radar_mode = load_sacbot_settings().radar_mode
+    if radar_mode not in ("spin", "lock"):
+        raise UserError(f"radar_mode must be 'spin' or 'lock', not {radar_mode!r}", exit_code=2)
+    mode: RadarMode = "lock" if radar_mode == "lock" else "spin"
+    vec = VecTankRoyaleEnv(envs, names, max_turns=max_turns, workers=workers, radar_mode=mode)
     trainer = SacTrainer(TrainerConfig(device=device, seed=seed))
     if latest_path(out).is_file():
         restore_trainer(latest_path(out), trainer)
@@ -126,10 +135,15 @@ def train_fast(
             rounds_total = int(json.loads(counter.read_text())["rounds"])
         except (ValueError, KeyError, TypeError):
             rounds_total = 0
+    blas_limit = None
     if torch_threads:
         import torch
+        from threadpoolctl import threadpool_limits
 
         torch.set_num_threads(torch_threads)  # small CPU machines: one thread beats two fighting (DESIGN.md)
+        # numpy's OpenBLAS threads the batched actor's matmuls and spins on the cores the arenas need: the
+        # vector step ran ~10x slower (1.5k vs 17k steps/s, 16 arenas on 2 cores) until capped the same way.
+        blas_limit = threadpool_limits(limits=torch_threads, user_api="blas")
     sizes = trainer.config.sizes
     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
@@ -152,7 +166,12 @@ def train_fast(
             env_steps=trainer.env_steps,
             updates=trainer.updates,
             network_sizes=trainer.network_sizes(),
-            extra={"round_total": rounds_total, "written_by": "sacbot train-fast", "opponents": list(names)},
+            extra={
+                "round_total": rounds_total,
+                "written_by": "sacbot train-fast",
+                "opponents": list(names),
+                "radar_mode": radar_mode,
+            },
         )
         save_checkpoint(latest_path(out), arrays, meta)
         kind = f"fast_score_share_last_{best_window}"
@@ -217,6 +236,8 @@ def train_fast(
                 next_save += save_every
     finally:
         vec.close()
+        if blas_limit is not None:
+            blas_limit.restore_original_limits()
     if saved_at != trainer.env_steps:
         save()
     return FastTrainingSummary(

@@ -7,8 +7,10 @@ observation of its next round in row i and puts the finished round's last observ
 is spread evenly. Per step it allocates only the returned arrays; infos stay empty until a round ends.
 
 `workers=0` steps every arena in this process; `workers=k` spreads them over k worker processes
-(`sacbot.env.workers`), for machines with more than one core. The results are the same either way: each arena
-is the same `TankRoyaleEnv` with the same seeds.
+(`sacbot.env.workers`), for machines with more than one core. With `step_in_parent=True` this process steps a
+share too (k + 1 slices) while the workers step theirs: on 2 cores, `workers=1, step_in_parent=True` keeps
+both busy with one pipe round trip per step. The results are the same either way: each arena is the same
+`TankRoyaleEnv` with the same seeds.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         radar_mode: RadarMode = "spin",
         max_turns: int | None = None,
         workers: int = 0,
+        step_in_parent: bool = False,
     ) -> None:
         if num_envs < 1:
             raise UserError(f"need at least one environment, not {num_envs}", exit_code=2)
@@ -60,8 +63,15 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             for i in range(num_envs)
         ]
         first = TankRoyaleEnv(**kwargs[0])  # checks the arguments here, before any worker starts
-        self.envs = [first] + [TankRoyaleEnv(**kw) for kw in kwargs[1:]] if workers == 0 else []
-        self.pool: WorkerPool | None = WorkerPool(kwargs, workers) if workers > 0 else None
+        # Arenas 0..local-1 are stepped here, the rest by the workers.
+        if workers == 0 or num_envs == 1:
+            local = num_envs
+        elif step_in_parent:
+            local = min(num_envs - 1, max(1, round(num_envs / (workers + 1))))
+        else:
+            local = 0
+        self.envs = ([first] + [TankRoyaleEnv(**kw) for kw in kwargs[1:local]]) if local else []
+        self.pool: WorkerPool | None = WorkerPool(kwargs, workers, first=local) if local < num_envs else None
         self.num_envs = num_envs
         self.single_observation_space = first.observation_space
         self.single_action_space = first.action_space
@@ -78,12 +88,13 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             seeds = list(seed)
         if len(seeds) != self.num_envs:
             raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
-        if self.pool is not None:
-            self.pool.reset(seeds)
-            return self.pool.arrays.obs.copy(), {}
-        obs = np.empty((self.num_envs, STATE_DIM), np.float32)
-        for i, (env, s) in enumerate(zip(self.envs, seeds, strict=True)):
+        pool = self.pool
+        obs = np.empty((self.num_envs, STATE_DIM), np.float32) if pool is None else pool.arrays.obs
+        for i, (env, s) in enumerate(zip(self.envs, seeds, strict=False)):
             obs[i], _ = env.reset(seed=s)
+        if pool is not None:
+            pool.reset(seeds)
+            return obs.copy(), {}
         return obs, {}
 
     def step(
@@ -97,24 +108,44 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         rewards = np.empty(n, np.float64)
         terminated = np.zeros(n, np.bool_)
         truncated = np.zeros(n, np.bool_)
-        infos: dict[str, Any] = {}
+        finished = self._step_here(actions, obs, rewards, terminated, truncated)
+        return obs, rewards, terminated, truncated, self._final_infos(finished)
+
+    def _step_here(
+        self,
+        actions: np.ndarray,
+        obs: np.ndarray,
+        rewards: np.ndarray,
+        terminated: np.ndarray,
+        truncated: np.ndarray,
+    ) -> list[tuple[int, np.ndarray, dict[str, Any]]]:
+        """Step this process's arenas (rows 0..len(envs)-1), autoresetting finished rounds."""
+        finished = []
+        rows = actions[: len(self.envs)].tolist()  # plain floats, one conversion for all rows
         for i, env in enumerate(self.envs):
-            o, r, term, trunc, info = env.step(actions[i])
+            o, r, term, trunc, info = env.step(rows[i])
             rewards[i] = r
             if term or trunc:
                 terminated[i], truncated[i] = term, trunc
-                if not infos:
-                    infos = {
-                        "final_obs": np.full(n, None, object),
-                        "_final_obs": np.zeros(n, np.bool_),
-                        "final_info": np.full(n, None, object),
-                        "_final_info": np.zeros(n, np.bool_),
-                    }
-                infos["final_obs"][i], infos["_final_obs"][i] = o, True
-                infos["final_info"][i], infos["_final_info"][i] = info, True
+                finished.append((i, o, info))
                 o, _ = env.reset()
             obs[i] = o
-        return obs, rewards, terminated, truncated, infos
+        return finished
+
+    def _final_infos(self, finished: list[tuple[int, np.ndarray, dict[str, Any]]]) -> dict[str, Any]:
+        if not finished:
+            return {}
+        n = self.num_envs
+        infos: dict[str, Any] = {
+            "final_obs": np.full(n, None, object),
+            "_final_obs": np.zeros(n, np.bool_),
+            "final_info": np.full(n, None, object),
+            "_final_info": np.zeros(n, np.bool_),
+        }
+        for i, o, info in sorted(finished, key=lambda item: item[0]):
+            infos["final_obs"][i], infos["_final_obs"][i] = o, True
+            infos["final_info"][i], infos["_final_info"][i] = info, True
+        return infos
 
     def _step_workers(
         self, actions: np.ndarray
@@ -123,21 +154,17 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         assert pool is not None
         shared = pool.arrays
         shared.actions[:] = actions
-        finished = pool.step()
-        infos: dict[str, Any] = {}
-        if finished:
-            n = self.num_envs
-            infos = {
-                "final_obs": np.full(n, None, object),
-                "_final_obs": np.zeros(n, np.bool_),
-                "final_info": np.full(n, None, object),
-                "_final_info": np.zeros(n, np.bool_),
-            }
-            for i, o, info in finished:
-                infos["final_obs"][i], infos["_final_obs"][i] = o, True
-                infos["final_info"][i], infos["_final_info"][i] = info, True
+        pool.send_step()
+        finished: list[tuple[int, np.ndarray, dict[str, Any]]] = []
+        try:
+            if self.envs:  # this process's share, while the workers step theirs
+                done = shared.done
+                done[: len(self.envs)] = 0
+                finished = self._step_here(actions, shared.obs, shared.rewards, done[:, 0], done[:, 1])
+        finally:
+            finished += pool.collect_step()  # always: the next step must not read this step's replies
         done = shared.done.astype(np.bool_)
-        return shared.obs.copy(), shared.rewards.copy(), done[:, 0], done[:, 1], infos
+        return shared.obs.copy(), shared.rewards.copy(), done[:, 0], done[:, 1], self._final_infos(finished)
 
     def worker_cpu_seconds(self) -> float:
         """CPU seconds used so far by the worker processes (0 when stepping in-process)."""

@@ -10,6 +10,7 @@ parent goes away (they are daemons).
 from __future__ import annotations
 
 import multiprocessing as mp
+import pickle
 import time
 import traceback
 from collections.abc import Sequence
@@ -20,6 +21,10 @@ from typing import Any
 import numpy as np
 
 from sacbot.agent.features import ACTION_DIM, STATE_DIM
+
+# The step command and the usual reply (no round ended), pickled once: they travel every step.
+_STEP = pickle.dumps(("step", None))
+_OK_NONE_FINISHED = pickle.dumps(("ok", []))
 
 
 class SharedArrays:
@@ -46,7 +51,18 @@ class SharedArrays:
         return 8 * (n * ACTION_DIM + n * STATE_DIM + 2 * n + n + n) + 64
 
 
-def _worker(conn: Connection, shm_name: str, n: int, lo: int, env_kwargs: list[dict[str, Any]]) -> None:
+def _worker(
+    commands: Connection,
+    conn: Connection,
+    shm_name: str,
+    n: int,
+    lo: int,
+    env_kwargs: list[dict[str, Any]],
+    parent_ends: list[Connection],
+) -> None:
+    """Serve `commands` (reset / step / cpu / close) for arenas lo.. and answer each on `conn`."""
+    for end in parent_ends:  # forked copies of the parent's pipe ends: closed, so a dead parent reads as EOF
+        end.close()
     from sacbot.env.arena_env import TankRoyaleEnv
 
     shm = SharedMemory(name=shm_name)
@@ -55,20 +71,24 @@ def _worker(conn: Connection, shm_name: str, n: int, lo: int, env_kwargs: list[d
         envs = [TankRoyaleEnv(**kw) for kw in env_kwargs]
         conn.send(("ok", None))
         while True:
-            command, arg = conn.recv()
+            command, arg = commands.recv()
             if command == "step":
                 finished = []
-                acts, obs, rewards, done = arrays.actions, arrays.obs, arrays.rewards, arrays.done
+                obs, rewards, done = arrays.obs, arrays.rewards, arrays.done
+                rows = arrays.actions[lo : lo + len(envs)].tolist()  # plain floats, one conversion
                 for k, env in enumerate(envs):
                     i = lo + k
-                    o, r, term, trunc, info = env.step(acts[i])
+                    o, r, term, trunc, info = env.step(rows[k])
                     rewards[i] = r
                     done[i, 0], done[i, 1] = term, trunc
                     if term or trunc:
                         finished.append((i, o, info))
                         o, _ = env.reset()
                     obs[i] = o
-                conn.send(("ok", finished))
+                if finished:
+                    conn.send(("ok", finished))
+                else:
+                    conn.send_bytes(_OK_NONE_FINISHED)
             elif command == "reset":
                 for k, (env, seed) in enumerate(zip(envs, arg, strict=True)):
                     arrays.obs[lo + k], _ = env.reset(seed=seed)
@@ -91,29 +111,42 @@ def _worker(conn: Connection, shm_name: str, n: int, lo: int, env_kwargs: list[d
 
 
 class WorkerPool:
-    """`workers` processes stepping `len(env_kwargs)` arenas split into contiguous slices."""
+    """`workers` processes stepping arenas `first..len(env_kwargs)-1` split into contiguous slices.
 
-    def __init__(self, env_kwargs: Sequence[dict[str, Any]], workers: int) -> None:
+    The arenas before `first` are the caller's to step (it writes their rows of the shared arrays itself):
+    `send_step()`, then step those, then `collect_step()` keeps this process busy while the workers run.
+    """
+
+    def __init__(self, env_kwargs: Sequence[dict[str, Any]], workers: int, first: int = 0) -> None:
         self.n = n = len(env_kwargs)
-        workers = max(1, min(workers, n))
+        if not 0 <= first < n:
+            raise ValueError(f"first must be in [0, {n}), not {first}")
+        workers = max(1, min(workers, n - first))
         self.shm = SharedMemory(create=True, size=SharedArrays.nbytes(n))
         self.arrays = SharedArrays(self.shm, n)
         # fork: no re-import of the caller's main module, and a start in milliseconds. The workers never touch
         # torch or threads, so forking beside a trainer's thread pool is safe; elsewhere spawn.
-        ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-        bounds = [round(k * n / workers) for k in range(workers + 1)]
-        self.conns: list[Connection] = []
+        forked = "fork" in mp.get_all_start_methods()
+        ctx: Any = mp.get_context("fork" if forked else "spawn")
+        bounds = [first + round(k * (n - first) / workers) for k in range(workers + 1)]
+        # Two one-way pipes per worker, not one duplex socket pair: a round trip costs about half as much.
+        self.conns: list[Connection] = []  # replies from the workers
+        self.commands: list[Connection] = []  # commands to the workers
         self.procs: list[Any] = []
         try:
             for k in range(workers):
                 lo, hi = bounds[k], bounds[k + 1]
-                parent, child = ctx.Pipe()
-                proc = ctx.Process(
-                    target=_worker, args=(child, self.shm.name, n, lo, list(env_kwargs[lo:hi])), daemon=True
-                )
+                command_in, command_out = ctx.Pipe(duplex=False)
+                reply_in, reply_out = ctx.Pipe(duplex=False)
+                # A forked worker inherits every parent-side pipe end made so far, its own included.
+                inherited = [*self.commands, *self.conns, command_out, reply_in] if forked else []
+                args = (command_in, reply_out, self.shm.name, n, lo, list(env_kwargs[lo:hi]), inherited)
+                proc = ctx.Process(target=_worker, args=args, daemon=True)
                 proc.start()
-                child.close()
-                self.conns.append(parent)
+                command_in.close()
+                reply_out.close()
+                self.commands.append(command_out)
+                self.conns.append(reply_in)
                 self.procs.append(proc)
             self.bounds = bounds
             self._collect()
@@ -134,22 +167,30 @@ class WorkerPool:
         return replies
 
     def reset(self, seeds: Sequence[int | None]) -> None:
-        for k, conn in enumerate(self.conns):
+        for k, conn in enumerate(self.commands):
             conn.send(("reset", list(seeds[self.bounds[k] : self.bounds[k + 1]])))
         self._collect()
 
     def step(self) -> list[tuple[int, np.ndarray, dict[str, Any]]]:
-        for conn in self.conns:
-            conn.send(("step", None))
+        self.send_step()
+        return self.collect_step()
+
+    def send_step(self) -> None:
+        """Start one step of every worker's arenas (actions already in the shared arrays)."""
+        for conn in self.commands:
+            conn.send_bytes(_STEP)
+
+    def collect_step(self) -> list[tuple[int, np.ndarray, dict[str, Any]]]:
+        """Wait for the step started by `send_step`; the (index, final obs, info) of rounds that ended."""
         return [item for finished in self._collect() for item in finished]
 
     def cpu_seconds(self) -> float:
-        for conn in self.conns:
+        for conn in self.commands:
             conn.send(("cpu", None))
         return float(sum(self._collect()))
 
     def close(self) -> None:
-        for conn in self.conns:
+        for conn in self.commands:
             try:
                 conn.send(("close", None))
             except (BrokenPipeError, OSError):
@@ -159,9 +200,9 @@ class WorkerPool:
             if proc.is_alive():
                 proc.terminate()
                 proc.join(timeout=5)
-        for conn in self.conns:
+        for conn in (*self.commands, *self.conns):
             conn.close()
-        self.conns, self.procs = [], []
+        self.commands, self.conns, self.procs = [], [], []
         if getattr(self, "arrays", None) is not None:
             self.arrays = None  # type: ignore[assignment]
             self.shm.close()
