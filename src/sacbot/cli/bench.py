@@ -5,6 +5,10 @@ Each command calls one library function of its area and prints its figures; `--j
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from typing import Any
+
 import typer
 
 from sacbot.errors import UserError
@@ -12,19 +16,25 @@ from sacbot.errors import UserError
 app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 
 
-@app.command("engine")
-def engine(json_output: bool = typer.Option(False, "--json")) -> None:
-    """Engine turns per second, 1v1 and 10-bot melee (medians of 5 runs; wall-clock, and per CPU-second)."""
-    import json
-
-    from sacbot.engine.bench import bench_engine
-
-    figures = bench_engine()
+def _print_figures(figures: Mapping[str, Any], json_output: bool) -> None:
+    """One JSON object for scripts, else one `name: value` line per figure."""
     if json_output:
         typer.echo(json.dumps(figures))
         return
+    width = max(map(len, figures), default=0)
     for name, value in figures.items():
-        typer.echo(f"{name}: {value:,.0f}")
+        typer.echo(
+            f"{name:>{width}}: {value:,.4g}" if isinstance(value, float) else f"{name:>{width}}: {value}"
+        )
+
+
+@app.command("engine")
+def engine(json_output: bool = typer.Option(False, "--json")) -> None:
+    """Engine turns per second, 1v1 and 10-bot melee (medians of 5 runs; wall-clock, and per CPU-second)."""
+    from sacbot.engine.bench import bench_engine
+
+    figures = bench_engine()
+    _print_figures(figures, json_output)
 
 
 @app.command("arena")
@@ -35,16 +45,10 @@ def arena(
     client: bool = typer.Option(False, "--client", help="Run the two bots on sacbot.client."),
 ) -> None:
     """Arena turns per second for a 1v1 between two bot processes over WebSocket."""
-    import json
-
     from sacbot.arena.bench import bench_arena
 
     figures = bench_arena(windows=windows, window_s=window_s, client=client)
-    if json_output:
-        typer.echo(json.dumps(figures))
-    else:
-        for key, value in figures.items():
-            typer.echo(f"{key}: {value}")
+    _print_figures(figures, json_output)
 
 
 @app.command("inference")
@@ -53,18 +57,12 @@ def inference(
     steps: int = typer.Option(20000, "--steps", help="Actor steps timed per path."),
 ) -> None:
     """One actor step at batch 1: fast path against torch."""
-    import json
-
     from sacbot.agent.bench import bench_inference
 
     if steps < 200:
         raise UserError("--steps must be at least 200", exit_code=2)
     figures = bench_inference(steps=steps)
-    if json_output:
-        typer.echo(json.dumps(figures))
-    else:
-        for key, value in figures.items():
-            typer.echo(f"{key:>14}: {value}")
+    _print_figures(figures, json_output)
 
 
 @app.command("trainer")
@@ -76,8 +74,6 @@ def trainer(
     device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto."),
 ) -> None:
     """SAC-GRU updates per second."""
-    import json
-
     from sacbot.agent.bench import bench_trainer
 
     if batch < 1 or threads < 1 or seconds <= 0:
@@ -89,11 +85,7 @@ def trainer(
     if device == "cuda" and not torch.cuda.is_available():
         raise UserError("--device cuda: no CUDA device is available", exit_code=2)
     figures = bench_trainer(batch=batch, threads=threads, seconds=seconds, device=device)
-    if json_output:
-        typer.echo(json.dumps(figures))
-    else:
-        for key, value in figures.items():
-            typer.echo(f"{key:>17}: {value}")
+    _print_figures(figures, json_output)
 
 
 @app.command("play")
@@ -105,16 +97,10 @@ def play(
     ),
 ) -> None:
     """Tick-to-intent latency of `sacbot play` with the trainer running flat out."""
-    import json
-
     from sacbot.runtime.bench import bench_play
 
     figures = bench_play(turns, opponent)
-    if json_output:
-        typer.echo(json.dumps(figures))
-    else:
-        for key, value in figures.items():
-            typer.echo(f"{key:>14}: {value}")
+    _print_figures(figures, json_output)
 
 
 @app.command("env")
@@ -124,17 +110,11 @@ def env(
     opponent: str = typer.Option("SpinBot", "--opponent", help="The classic opponent in every arena."),
 ) -> None:
     """Gymnasium environment steps per second, single and 16 vectorised arenas (random actions)."""
-    import json
-
     from sacbot.env.bench import bench_env
     from sacbot.opponents import opponent_class
 
     figures = bench_env(steps=steps, opponent=opponent_class(opponent).name)
-    if json_output:
-        typer.echo(json.dumps(figures))
-        return
-    for name, value in figures.items():
-        typer.echo(f"{name}: {value:,.0f}")
+    _print_figures(figures, json_output)
 
 
 @app.command("codec")
@@ -143,8 +123,6 @@ def codec(
     number: int = typer.Option(5000, "--number", min=100, help="Operations per run (9 runs; the median)."),
 ) -> None:
     """Codec microseconds (decode a tick, encode an intent, construct a tick): ours vs pydantic."""
-    import json
-
     from sacbot.protocol.bench import run_codec_bench
 
     figures = run_codec_bench(number=number)
