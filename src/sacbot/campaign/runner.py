@@ -469,6 +469,7 @@ class _GameWatch:
             have = read_round_counter(self.counter)
             if have is not None and have >= want:
                 return
+            self._check_processes()  # a bot killed in the last round: say so now, not after the timeout
             if time.monotonic() > deadline:
                 saved = (have or 0) - max(self.counter_baseline, 0)
                 raise ChunkFailed(f"hung: the bot saved {saved} of {rounds} rounds after the game ended")
