@@ -8,7 +8,8 @@ import torch
 
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.replay import Batch
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer, TrainerConfig, resolve_device
+from sacbot.errors import UserError
 
 SMALL = NetworkSizes(embed=16, hidden=16, head=8)
 
@@ -187,3 +188,11 @@ def test_update_accepts_an_explicit_batch(history: str) -> None:
     )
     m = trainer.update(batch)
     assert m["updates"] == 1 and np.isfinite(m["critic_loss"])
+
+
+def test_asking_for_cuda_without_it_is_one_clear_user_error() -> None:
+    if torch.cuda.is_available():
+        assert resolve_device("cuda").type == "cuda"
+    else:
+        with pytest.raises(UserError, match="torch sees no CUDA device"):
+            SacTrainer(config(device="cuda"))

@@ -29,6 +29,7 @@ from torch import Tensor
 
 from sacbot.agent.networks import Actor, NetworkSizes, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
+from sacbot.errors import UserError
 
 # Stacked critic parameter -> the per-critic name it is saved under (as a torch.nn critic would name it).
 CRITIC_NAMES = {
@@ -90,6 +91,9 @@ class ActorSnapshot:
 def resolve_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        # A setting the user chose (SACBOT_DEVICE=cuda): one clear line, not torch's assertion traceback.
+        raise UserError(f"device {name!r} was asked for, but torch sees no CUDA device (use cpu or auto)", 2)
     return torch.device(name)
 
 

@@ -310,29 +310,7 @@ class ArenaCore:
         infos = []
         for c in self.conns.values():
             if c.role == "bot" and c.bot is not None:
-                h = c.bot
-                infos.append(
-                    BotInfo(
-                        session_id=h.session_id,
-                        name=h.name,
-                        version=h.version,
-                        authors=h.authors,
-                        description=h.description,
-                        homepage=h.homepage,
-                        country_codes=h.country_codes,
-                        game_types=h.game_types,
-                        platform=h.platform,
-                        programming_lang=h.programming_lang,
-                        initial_position=h.initial_position,
-                        team_id=h.team_id,
-                        team_name=h.team_name,
-                        team_version=h.team_version,
-                        is_droid=h.is_droid,
-                        debugger_attached=h.debugger_attached,
-                        host=c.host,
-                        port=c.port,
-                    )
-                )
+                infos.append(BotInfo(**_identity_fields(c.bot), host=c.host, port=c.port))
         return BotListUpdate(bots=infos)
 
     def _broadcast_bot_list(self) -> None:
@@ -523,27 +501,7 @@ class ArenaCore:
         for bid, cid in sorted(run.bot_conn.items()):
             h = self.conns[cid].bot
             assert h is not None
-            parts.append(
-                WireParticipant(
-                    id=bid,
-                    session_id=h.session_id,
-                    name=h.name,
-                    version=h.version,
-                    authors=h.authors,
-                    description=h.description,
-                    homepage=h.homepage,
-                    country_codes=h.country_codes,
-                    game_types=h.game_types,
-                    platform=h.platform,
-                    programming_lang=h.programming_lang,
-                    initial_position=h.initial_position,
-                    team_id=h.team_id,
-                    team_name=h.team_name,
-                    team_version=h.team_version,
-                    is_droid=h.is_droid,
-                    debugger_attached=h.debugger_attached,
-                )
-            )
+            parts.append(WireParticipant(id=bid, **_identity_fields(h)))
         self._to_observers(encode(GameStartedEventForObserver(game_setup=run.setup, participants=parts)))
         self._next_turn()
 
@@ -697,6 +655,28 @@ class ArenaCore:
         # The real server tells only observers; bots get it too so they can reset (the bot APIs handle it).
         self._to_bots(run, lambda _b: text, list(run.bot_conn))
         self._to_observers(text)
+
+
+def _identity_fields(h: BotHandshake) -> dict[str, Any]:
+    """What BotInfo and Participant both copy from a bot's handshake."""
+    return {
+        "session_id": h.session_id,
+        "name": h.name,
+        "version": h.version,
+        "authors": h.authors,
+        "description": h.description,
+        "homepage": h.homepage,
+        "country_codes": h.country_codes,
+        "game_types": h.game_types,
+        "platform": h.platform,
+        "programming_lang": h.programming_lang,
+        "initial_position": h.initial_position,
+        "team_id": h.team_id,
+        "team_name": h.team_name,
+        "team_version": h.team_version,
+        "is_droid": h.is_droid,
+        "debugger_attached": h.debugger_attached,
+    }
 
 
 def _merge(prev: BotIntent, new: BotIntent) -> BotIntent:

@@ -8,7 +8,6 @@ A line torn by a kill is skipped when reading, so a crash can cost at most the e
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,12 +19,9 @@ from sacbot.campaign.scoring import EvalRecord
 
 def append_jsonl(path: Path, obj: dict[str, Any]) -> None:
     """Append one line and fsync it: the log survives a kill of the campaign right after the call."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n"
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(line)
-        fh.flush()
-        os.fsync(fh.fileno())
+    from sacbot.checkpoint import append_jsonl as append_line
+
+    append_line(path, obj, allow_nan=False)
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:

@@ -72,7 +72,9 @@ def resolve_bot_dir(entry: str, bots_dirs: list[Path]) -> Path:
 
 def default_bots_dirs(campaign_dirs: list[Path]) -> list[Path]:
     """The file's bot dirs, then the project's own `bots/` (an editable install's checkout)."""
-    own = Path(__file__).resolve().parents[3] / "bots"
+    from sacbot.runtime.paths import repo_bot_dir
+
+    own = repo_bot_dir().parent
     dirs = list(campaign_dirs)
     if own.is_dir() and all(d.resolve() != own for d in dirs if d.exists()):
         dirs.append(own)

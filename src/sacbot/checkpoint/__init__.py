@@ -8,6 +8,7 @@
     latest_path / best_path / opponent_best_path / slot_path(weights_dir, ...) -> Path
     load_order(weights_dir, opponent) -> [Path]; load_for_game(weights_dir, opponent, specs, *, subset=False)
     atomic_write / atomic_write_bytes / atomic_write_text / atomic_write_json(path, ...)
+    append_jsonl(path, record, *, allow_nan=True)                      one fsynced line of an append-only log
     save_trainer(path, trainer, *, opponent=None, extra=None) -> CheckpointMeta     ungated (latest.zip)
     restore_trainer(path, trainer) -> CheckpointMeta | None            verified against trainer.array_specs()
     specs_of(arrays) -> specs; e.g. load_checkpoint(best, specs_of(trainer.actor_arrays()), subset=True)
@@ -27,6 +28,7 @@ from sacbot.checkpoint.archive import (
     specs_of,
 )
 from sacbot.checkpoint.atomic import (
+    append_jsonl,
     atomic_write,
     atomic_write_bytes,
     atomic_write_json,
@@ -72,6 +74,7 @@ __all__ = [
     "GateDecision",
     "LoadedCheckpoint",
     "PromoteResult",
+    "append_jsonl",
     "atomic_write",
     "atomic_write_bytes",
     "atomic_write_json",

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from sacbot.engine import events as ev
 from sacbot.engine.game import Game
+from sacbot.engine.rules import normalize_relative
 from sacbot.engine.state import Intent
 
 Policy = Callable[[Game, int], Intent]
@@ -31,10 +32,6 @@ def _nearest_enemy(game: Game, bot_id: int) -> tuple[float, float] | None:
     return best
 
 
-def _relative(angle: float) -> float:
-    return (angle + 180.0) % 360.0 - 180.0
-
-
 def spinner(game: Game, bot_id: int) -> Intent:
     """Circles with its radar spinning; fires 3 when a scan came in last turn."""
     scanned = any(e[0] == ev.SCANNED for e in game.events_for(bot_id))
@@ -49,7 +46,7 @@ def tracker(game: Game, bot_id: int) -> Intent:
     fire = 0.0
     if target is not None:
         bearing = math.degrees(math.atan2(target[1] - me.y, target[0] - me.x))
-        gun_turn = _relative(bearing - me.gun_direction)
+        gun_turn = normalize_relative(bearing - me.gun_direction)
         fire = 2.0 if abs(gun_turn) < 5.0 else 0.0
     forward = (game.turn_number // 40) % 2 == 0
     return Intent(
@@ -70,11 +67,11 @@ def rammer(game: Game, bot_id: int) -> Intent:
     if target is None:
         return Intent()
     bearing = math.degrees(math.atan2(target[1] - me.y, target[0] - me.x))
-    turn = _relative(bearing - me.direction)
+    turn = normalize_relative(bearing - me.direction)
     return Intent(
         target_speed=8.0,
         turn_rate=turn,
-        gun_turn_rate=_relative(bearing - me.gun_direction - turn),
+        gun_turn_rate=normalize_relative(bearing - me.gun_direction - turn),
         firepower=1.0,
         fire_assist=False,
     )

@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import math
 
+# The engine's own angle helpers, re-exported: the opponents import them from here.
+from sacbot.engine.rules import normalize_absolute as normalize_absolute
+from sacbot.engine.rules import normalize_relative as normalize_relative
+
 MAX_SPEED = 8.0
 ACCELERATION = 1.0
 BRAKING = 2.0  # |DECELERATION|
@@ -22,17 +26,6 @@ MAX_TURN_RATE = 10.0
 MAX_GUN_TURN_RATE = 20.0
 MAX_RADAR_TURN_RATE = 45.0
 _EPS = 1e-5
-
-
-def normalize_relative(angle: float) -> float:
-    """An angle in [-180, 180)."""
-    angle %= 360.0
-    return angle - 360.0 if angle >= 180.0 else angle
-
-
-def normalize_absolute(angle: float) -> float:
-    """An angle in [0, 360)."""
-    return angle % 360.0
 
 
 def direction_to(from_x: float, from_y: float, to_x: float, to_y: float) -> float:

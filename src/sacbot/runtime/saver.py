@@ -23,6 +23,7 @@ from sacbot.checkpoint import (
     ROUNDS,
     TRAINING_METRICS,
     CheckpointMeta,
+    append_jsonl,
     atomic_write_json,
     latest_path,
     offer_best,
@@ -34,17 +35,6 @@ from sacbot.runtime.records import RoundReport
 from sacbot.runtime.scoring import ShareWindow
 
 _TAIL_BYTES = 1 << 18  # enough of rounds.jsonl to refill a window of a few hundred rounds
-
-
-def append_jsonl(path: Path, record: dict[str, Any]) -> None:
-    """Append one JSON object as one line with a single write (O_APPEND), then fsync."""
-    line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def read_round_counter(weights_dir: Path) -> int:
