@@ -59,13 +59,6 @@ class FastTrainingSummary:
     wins: dict[str, int]
 
 
-def _append_jsonl(path: Path, obj: dict[str, Any]) -> None:
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(obj, separators=(",", ":")) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
 def _share(window: deque[tuple[float, float]]) -> float:
     own = sum(o for o, _ in window)
     total = own + sum(e for _, e in window)
@@ -97,6 +90,7 @@ def train_fast(
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
     from sacbot.checkpoint import (
         CheckpointMeta,
+        append_jsonl,
         atomic_write_json,
         best_path,
         latest_path,
@@ -181,7 +175,7 @@ def train_fast(
                 offer_best(opponent_best_path(out, name), arrays, named, _share(window), kind)
         if len(overall) >= best_window:
             offer_best(best_path(out), arrays, meta, _share(overall), kind)
-        _append_jsonl(
+        append_jsonl(
             out / TRAINING_METRICS,
             {**last_metrics, "time": time.time(), "env_steps": trainer.env_steps, "updates": trainer.updates,
              "written_by": "sacbot train-fast"},
@@ -207,7 +201,7 @@ def train_fast(
                         windows[result["opponent"]].append(pair)
                         overall.append(pair)
                         wins[result["opponent"]] += result["outcome"] == "won"
-                    _append_jsonl(
+                    append_jsonl(
                         out / ROUNDS,
                         {"time": time.time(), "round_total": rounds_total, "written_by": "sacbot train-fast",
                          "reward_sum": round(sum(buf.rewards), 6), **result},
