@@ -23,7 +23,7 @@ def test_shapes() -> None:
     x = torch.cat([obs, torch.rand(5, 7, 4)], -1)
     q, hs = critic.sequence(x, critic.initial_hidden(5))
     assert q.shape == (2, 5, 7) and hs[0].shape == (5, 7, 128) and hs[1].shape == (5, 7, 128)
-    assert critic.step(x, (hs[0], hs[1])).shape == (2, 5, 7)
+    assert critic.step(x, hs).shape == (2, 5, 7)
     a, logp = squashed_sample(mu, log_std, torch.randn_like(mu))
     assert a.shape == (5, 7, 4) and logp.shape == (5, 7) and float(a.abs().max()) < 1.0
 
@@ -92,10 +92,7 @@ def test_twin_critic_equals_two_plain_critics() -> None:
         assert torch.allclose(q[c], expect, atol=1e-6)
         assert torch.allclose(hs[c], out, atol=1e-6)
     # one step from h_{t-1} with the stored input reproduces the sequence's Q at t
-    h_prev = (
-        torch.cat([torch.zeros(3, 1, 16), hs[0][:, :-1]], 1),
-        torch.cat([torch.zeros(3, 1, 16), hs[1][:, :-1]], 1),
-    )
+    h_prev = torch.cat([torch.zeros(2, 3, 1, 16), hs[:, :, :-1]], 2)
     assert torch.allclose(twin.step(x, h_prev), q, atol=1e-5)
 
 

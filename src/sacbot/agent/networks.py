@@ -4,10 +4,10 @@ Actor:   s (17) -> Linear 128 + act -> GRU(128, 128) -> Linear 64 + act -> mu (4
 Critics: concat(s, a) (21) -> Linear 128 + act -> GRU(128, 128) -> Linear 64 + act -> Q.
 
 The two critics are one module with stacked (leading dimension 2) parameters, so one optimiser, one clip and
-one Polyak op cover both, and every pass runs both critics on the same inputs. (A block-diagonal GRU of width
-256 would be one kernel for both, but on CPU the time is matmul FLOPs, and it doubles them.) A single GRU
-step for many (s, a, h) triples at once (`step`) evaluates Q for
-actions other than the stored ones (the policy's, the next policy's) without another pass over the window.
+one Polyak op cover both, and every pass runs both critics at once: batched matmuls and one grouped GRU
+(`sacbot.agent.gru`) with a hand-written backward. A single GRU step for many (s, a, h) triples at once
+(`step`) evaluates Q for actions other than the stored ones (the policy's, the next policy's) without another
+pass over the window. The trainer works time-major (T, B, ...); `forward`/`sequence` are batch-first wrappers.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from sacbot.agent.gru import gru_cell_from_gates, gru_sequence, gru_sequence_with_gates
 from sacbot.agent.sizes import NetworkSizes
 
 __all__ = ["Actor", "NetworkSizes", "TwinCritic", "activation_fn", "squashed_sample"]
@@ -39,15 +40,27 @@ def activation_fn(name: str) -> Callable[[Tensor], Tensor]:
 
 def _run_gru(
     x: Tensor, h0: Tensor, weights: tuple[Tensor, Tensor, Tensor, Tensor], memoryless: bool
-) -> Tensor:
-    """Run a one-layer batch-first GRU over x (B, T, I) from h0 (B, H); returns outputs (B, T, H)."""
+) -> tuple[Tensor, Tensor]:
+    """G grouped GRUs over time-major x (G, T, B, I) from h0 (G, B, H) -> outputs (G, T, B, H) and the
+    detached hidden-side pre-activations W_hh h_{t-1} + b_hh (G, T, B, 3H).
+
+    The memoryless control runs every step from a zero state (one step over T * B rows)."""
     if memoryless:
-        b, t, i = x.shape
-        zeros = torch.zeros(1, b * t, h0.shape[-1], dtype=x.dtype, device=x.device)
-        out, _ = torch._VF.gru(x.reshape(b * t, 1, i), zeros, weights, True, 1, 0.0, False, False, True)
-        return out.reshape(b, t, -1)
-    out, _ = torch._VF.gru(x, h0.unsqueeze(0), weights, True, 1, 0.0, False, False, True)
-    return out
+        g, t, b, i = x.shape
+        zeros = h0.new_zeros(g, t * b, h0.shape[-1])
+        out, gh = gru_sequence_with_gates(x.reshape(g, 1, t * b, i), zeros, *weights)
+        return out.reshape(g, t, b, -1), gh.reshape(g, t, b, -1)
+    out, gh = gru_sequence_with_gates(x, h0, *weights)
+    return out, gh.transpose(0, 1)
+
+
+def _run_gru_outputs(
+    x: Tensor, h0: Tensor, weights: tuple[Tensor, Tensor, Tensor, Tensor], memoryless: bool
+) -> Tensor:
+    """`_run_gru`'s outputs only (nothing kept for a gate reuse)."""
+    if memoryless:
+        return _run_gru(x, h0, weights, memoryless)[0]
+    return gru_sequence(x, h0, *weights)
 
 
 def _stack(modules: list[nn.GRU], name: str) -> Tensor:
@@ -84,22 +97,39 @@ class Actor(nn.Module):
         return torch.zeros(batch, self.sizes.hidden, device=self.fc_in.weight.device)
 
     def _gru_weights(self) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-        g = self.gru
-        return (g.weight_ih_l0, g.weight_hh_l0, g.bias_ih_l0, g.bias_hh_l0)  # type: ignore[return-value]
+        g = self.gru  # as a group of one
+        w_ih, w_hh, b_ih, b_hh = (
+            torch.as_tensor(g.weight_ih_l0),
+            torch.as_tensor(g.weight_hh_l0),
+            torch.as_tensor(g.bias_ih_l0),
+            torch.as_tensor(g.bias_hh_l0),
+        )
+        return (w_ih.unsqueeze(0), w_hh.unsqueeze(0), b_ih.unsqueeze(0), b_hh.unsqueeze(0))
 
-    def forward(self, obs: Tensor, h0: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """obs (B, T, S), h0 (B, H) -> mu (B, T, A), log_std (B, T, A), GRU outputs (B, T, H)."""
-        e = self._act(self.fc_in(obs))
-        out = _run_gru(e, h0, self._gru_weights(), self.sizes.memoryless)
+    def _gru_tm(self, obs: Tensor, h0: Tensor) -> Tensor:
+        e = self._act(self.fc_in(obs)).unsqueeze(0)
+        return _run_gru_outputs(e, h0.unsqueeze(0), self._gru_weights(), self.sizes.memoryless)[0]
+
+    def heads(self, out: Tensor) -> tuple[Tensor, Tensor]:
+        """GRU outputs (..., H) -> mu, log_std (..., A)."""
         y = self._act(self.fc_head(out))
         log_std = self.log_std(y).clamp(self.sizes.log_std_min, self.sizes.log_std_max)
-        return self.mu(y), log_std, out
+        return self.mu(y), log_std
 
-    def last_hidden(self, obs: Tensor, h0: Tensor) -> Tensor:
-        """Hidden state after running obs (B, T, S) from h0; no heads (burn-in)."""
-        e = self._act(self.fc_in(obs))
-        out = _run_gru(e, h0, self._gru_weights(), self.sizes.memoryless)
-        return out[:, -1]
+    def sequence_tm(self, obs: Tensor, h0: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """Time-major: obs (T, B, S), h0 (B, H) -> mu (T, B, A), log_std (T, B, A), GRU outputs (T, B, H)."""
+        out = self._gru_tm(obs, h0)
+        mu, log_std = self.heads(out)
+        return mu, log_std, out
+
+    def last_hidden_tm(self, obs: Tensor, h0: Tensor) -> Tensor:
+        """Hidden state (B, H) after running time-major obs (T, B, S) from h0; no heads (burn-in)."""
+        return self._gru_tm(obs, h0)[-1]
+
+    def forward(self, obs: Tensor, h0: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """Batch-first: obs (B, T, S), h0 (B, H) -> mu (B, T, A), log_std (B, T, A), GRU outputs (B, T, H)."""
+        mu, log_std, out = self.sequence_tm(obs.transpose(0, 1), h0)
+        return mu.transpose(0, 1), log_std.transpose(0, 1), out.transpose(0, 1)
 
 
 class TwinCritic(nn.Module):
@@ -127,8 +157,9 @@ class TwinCritic(nn.Module):
         self.q_bias = nn.Parameter(torch.stack([m.bias.data for m in qs]))  # (2, 1)
         self._act = activation_fn(sizes.activation)
 
-    def weights(self, detach: bool = False) -> list[tuple[Tensor, ...]]:
-        """Per critic: (W_in, b_in, W_ih, W_hh, b_ih, b_hh, W_head, b_head, W_q, b_q), views of the stacks."""
+    def weights(self, detach: bool = False) -> tuple[Tensor, ...]:
+        """The stacked parameters (W_in, b_in, W_ih, W_hh, b_ih, b_hh, W_head, b_head, W_q, b_q), each
+        (2, ...)."""
         ps: tuple[Tensor, ...] = (
             self.fc_in_weight,
             self.fc_in_bias,
@@ -141,62 +172,66 @@ class TwinCritic(nn.Module):
             self.q_weight,
             self.q_bias,
         )
-        if detach:
-            ps = tuple(p.detach() for p in ps)
-        return [tuple(p[c] for p in ps) for c in (0, 1)]
+        return tuple(p.detach() for p in ps) if detach else ps
 
     def _embed(self, x: Tensor, w: tuple[Tensor, ...]) -> Tensor:
-        return self._act(F.linear(x, w[0], w[1]))
+        """Shared input x (..., D) -> each critic's embedding (2, ..., E)."""
+        flat = x.reshape(1, -1, x.shape[-1]).expand(2, -1, -1)
+        e = self._act(torch.baddbmm(w[1].unsqueeze(1), flat, w[0].transpose(1, 2)))
+        return e.view(2, *x.shape[:-1], -1)
 
     def _q(self, hidden: Tensor, w: tuple[Tensor, ...]) -> Tensor:
-        return F.linear(self._act(F.linear(hidden, w[6], w[7])), w[8], w[9]).squeeze(-1)
+        """GRU outputs (2, ..., H) -> Q (2, ...)."""
+        flat = hidden.reshape(2, -1, hidden.shape[-1])
+        y = self._act(torch.baddbmm(w[7].unsqueeze(1), flat, w[6].transpose(1, 2)))
+        q = torch.baddbmm(w[9].unsqueeze(1), y, w[8].transpose(1, 2))  # (2, N, 1)
+        return q.view(hidden.shape[:-1])
 
-    def sequence(
-        self, x: Tensor, h0: tuple[Tensor, Tensor], ws: list[tuple[Tensor, ...]] | None = None
-    ) -> tuple[Tensor, list[Tensor]]:
-        """x = concat(s, a) (B, T, D); h0 per critic (B, H) -> Q (2, B, T), GRU outputs per critic (B, T, H)
+    def hidden_tm(self, x: Tensor, h0: Tensor, ws: tuple[Tensor, ...] | None = None) -> Tensor:
+        """Time-major x = concat(s, a) (T, B, D), h0 (2, B, H) -> GRU outputs (2, T, B, H)."""
+        w = ws if ws is not None else self.weights()
+        return _run_gru_outputs(self._embed(x, w), h0, (w[2], w[3], w[4], w[5]), self.sizes.memoryless)
 
-        (as a list of two)."""
-        ws = ws if ws is not None else self.weights()
-        outs = self.hidden_after(x, h0, ws)
-        return torch.stack([self._q(o, w) for o, w in zip(outs, ws, strict=True)]), outs
+    def sequence_tm(
+        self, x: Tensor, h0: Tensor, ws: tuple[Tensor, ...] | None = None
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        """Time-major x (T, B, D), h0 (2, B, H) -> Q (2, T, B), GRU outputs (2, T, B, H) and the detached
+        hidden-side pre-activations W_hh h_{t-1} + b_hh (2, T, B, 3H) for `step_from_gates`."""
+        w = ws if ws is not None else self.weights()
+        out, gh = _run_gru(self._embed(x, w), h0, (w[2], w[3], w[4], w[5]), self.sizes.memoryless)
+        return self._q(out, w), out, gh
 
-    def hidden_after(
-        self, x: Tensor, h0: tuple[Tensor, Tensor], ws: list[tuple[Tensor, ...]] | None = None
-    ) -> list[Tensor]:
-        """GRU outputs per critic (B, T, H) only (burn-in, the targets' history)."""
-        ws = ws if ws is not None else self.weights()
-        return [
-            _run_gru(self._embed(x, w), h, (w[2], w[3], w[4], w[5]), self.sizes.memoryless)
-            for w, h in zip(ws, h0, strict=True)
-        ]
+    def sequence(self, x: Tensor, h0: Tensor) -> tuple[Tensor, Tensor]:
+        """Batch-first x (B, T, D), h0 (2, B, H) -> Q (2, B, T) and GRU outputs (2, B, T, H)."""
+        q, out, _ = self.sequence_tm(x.transpose(0, 1), h0)
+        return q.transpose(1, 2), out.transpose(1, 2)
 
     def step(
-        self,
-        x: Tensor,
-        h_prev: tuple[Tensor, Tensor],
-        ws: list[tuple[Tensor, ...]] | None = None,
-        detach: bool = False,
+        self, x: Tensor, h_prev: Tensor, ws: tuple[Tensor, ...] | None = None, detach: bool = False
     ) -> Tensor:
-        """One GRU step for every (x, h_prev) pair: x (..., D), h_prev per critic (..., H) -> Q (2, ...).
+        """One GRU step for every (x, h_prev) pair: x (..., D), h_prev (2, ..., H) -> Q (2, ...).
 
         detach=True evaluates with detached weights (the actor's loss must not train the critics).
         """
-        if ws is None:
-            ws = self.weights(detach)
-        elif detach:
-            ws = [tuple(t.detach() for t in w) for w in ws]
-        lead = x.shape[:-1]
-        flat = x.reshape(-1, x.shape[-1])
-        qs = []
-        for w, h in zip(ws, h_prev, strict=True):
-            h = h.reshape(-1, h.shape[-1])
-            if self.sizes.memoryless:
-                h = torch.zeros_like(h)
-            h_new = torch.gru_cell(self._embed(flat, w), h, w[2], w[3], w[4], w[5])
-            qs.append(self._q(h_new, w).reshape(lead))
-        return torch.stack(qs)
+        w = ws if ws is not None else self.weights()
+        if detach:
+            w = tuple(t.detach() for t in w)
+        e = self._embed(x, w).reshape(2, 1, -1, self.sizes.embed)
+        h = h_prev.reshape(2, -1, h_prev.shape[-1])
+        if self.sizes.memoryless:
+            h = torch.zeros_like(h)
+        h_new = gru_sequence(e, h, w[2], w[3], w[4], w[5])  # (2, 1, N, H)
+        return self._q(h_new, w).reshape(2, *x.shape[:-1])
 
-    def initial_hidden(self, batch: int) -> tuple[Tensor, Tensor]:
-        z = torch.zeros(batch, self.sizes.hidden, device=self.fc_in_weight.device)
-        return (z, z)
+    def step_from_gates(self, x: Tensor, h_prev: Tensor, gh: Tensor) -> Tensor:
+        """`step(x, h_prev, detach=True)` given gh = W_hh h_prev + b_hh (2, ..., 3H) from `sequence_tm`:
+        the hidden-side matmul of the actor loss's critic step is the one the critics' pass already did."""
+        w = self.weights(detach=True)
+        e = self._embed(x, w)  # (2, ..., E)
+        lead = e.shape[:-1]
+        gi = torch.baddbmm(w[4].unsqueeze(1), e.reshape(2, -1, e.shape[-1]), w[2].transpose(1, 2))
+        h_new = gru_cell_from_gates(gi, gh.reshape(gi.shape), h_prev.reshape(2, -1, h_prev.shape[-1]))
+        return self._q(h_new, w).reshape(lead)
+
+    def initial_hidden(self, batch: int) -> Tensor:
+        return torch.zeros(2, batch, self.sizes.hidden, device=self.fc_in_weight.device)

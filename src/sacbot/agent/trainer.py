@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from sacbot.agent.heap import retain_freed_memory
 from sacbot.agent.networks import Actor, NetworkSizes, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
 from sacbot.errors import UserError
@@ -128,6 +129,7 @@ class SacTrainer:
     def __init__(self, config: TrainerConfig | None = None, replay: SequenceReplay | None = None) -> None:
         self.config = cfg = config or TrainerConfig()
         self.device = resolve_device(cfg.device)
+        retain_freed_memory()  # the pass's large temporaries reuse warm pages (see sacbot.agent.heap)
         sz = cfg.sizes
         with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator untouched
             torch.manual_seed(cfg.seed)
@@ -208,50 +210,49 @@ class SacTrainer:
 
     # -- the SAC pass -------------------------------------------------------------------------------------
     def _tensors(self, batch: Batch) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+        """The batch as time-major tensors: obs (L+1, B, S), act (L, B, A), rew, done (L, B), h0 (B, H)."""
         dev = self.device
+
+        def tm(a: np.ndarray) -> Tensor:
+            return torch.as_tensor(np.ascontiguousarray(a.swapaxes(0, 1)), device=dev)
+
         return (
-            torch.as_tensor(batch.obs, device=dev),
-            torch.as_tensor(batch.action, device=dev),
-            torch.as_tensor(batch.reward, device=dev),
-            torch.as_tensor(batch.done, device=dev),
+            tm(batch.obs),
+            tm(batch.action),
+            tm(batch.reward),
+            tm(batch.done),
             torch.as_tensor(batch.hidden, device=dev),
         )
 
     def losses(self, obs: Tensor, act: Tensor, rew: Tensor, done: Tensor, h0: Tensor) -> dict[str, Tensor]:
-        """All SAC losses of one pass (graphs attached); see the module docstring for the passes."""
+        """All SAC losses of one pass (graphs attached), on time-major tensors; see the module docstring."""
         cfg = self.config
         b, L = cfg.burn_in, cfg.window
         alpha = self.log_alpha.detach().exp()
-        zeros = self.critic.initial_hidden(obs.shape[0])
-        x = torch.cat([obs[:, :L], act], -1)  # (B, L, S + A)
+        zeros = self.critic.initial_hidden(obs.shape[1])
+        x = torch.cat([obs[:L], act], -1)  # (L, B, S + A)
         ws = self.critic.weights()
         with torch.no_grad():
-            h_actor = self.actor.last_hidden(obs[:, :b], h0) if b else h0
-            if b:
-                burn = self.critic.hidden_after(x[:, :b], zeros, ws)
-                h_critic = (burn[0][:, -1], burn[1][:, -1])
-            else:
-                h_critic = zeros
-        mu, log_std, _ = self.actor(obs[:, b:], h_actor)  # states b..L
+            h_actor = self.actor.last_hidden_tm(obs[:b], h0) if b else h0
+            h_critic = self.critic.hidden_tm(x[:b], zeros, ws)[:, -1] if b else zeros  # (2, B, H)
+        mu, log_std, _ = self.actor.sequence_tm(obs[b:], h_actor)  # states b..L
         noise = torch.randn(mu.shape, generator=self.generator, device=self.device)
-        a_pi, logp = squashed_sample(mu, log_std, noise)
-        q, h_seq = self.critic.sequence(x[:, b:], h_critic, ws)  # (2, B, T), per critic (B, T, H)
+        a_pi, logp = squashed_sample(mu, log_std, noise)  # (T+1, B, A), (T+1, B)
+        q, h_seq, gh_seq = self.critic.sequence_tm(
+            x[b:], h_critic, ws
+        )  # (2, T, B), (2, T, B, H), (2, T, B, 3H)
         with torch.no_grad():
-            h_after = tuple(hs.detach() for hs in h_seq)  # each critic's history through steps b..L-1
+            h_after = h_seq.detach()  # each critic's history through steps b..L-1
             if cfg.target_history == "target":
-                ht = self.target.hidden_after(x, zeros)
-                h_after = (ht[0][:, b:], ht[1][:, b:])
-            x_next = torch.cat([obs[:, b + 1 :], a_pi[:, 1:]], -1)
-            q_next = self.target.step(x_next, h_after).min(0).values  # type: ignore[arg-type]
-            y = rew[:, b:] + cfg.gamma * (1.0 - done[:, b:]) * (q_next - alpha * logp[:, 1:])
+                h_after = self.target.hidden_tm(x, zeros)[:, b:]
+            x_next = torch.cat([obs[b + 1 :], a_pi[1:]], -1)
+            q_next = self.target.step(x_next, h_after).min(0).values
+            y = rew[b:] + cfg.gamma * (1.0 - done[b:]) * (q_next - alpha * logp[1:])
         critic_loss = (q - y).pow(2).mean(dim=(1, 2)).sum()
-        h_prev = tuple(
-            torch.cat([h0c.unsqueeze(1), hs[:, :-1].detach()], 1)
-            for h0c, hs in zip(h_critic, h_seq, strict=True)
-        )
-        x_pi = torch.cat([obs[:, b:L], a_pi[:, :-1]], -1)
-        q_pi = self.critic.step(x_pi, h_prev, ws, detach=True).min(0).values  # type: ignore[arg-type]
-        logp_now = logp[:, :-1]
+        h_prev = torch.cat([h_critic.unsqueeze(1), h_seq[:, :-1].detach()], 1)  # (2, T, B, H)
+        x_pi = torch.cat([obs[b:L], a_pi[:-1]], -1)
+        q_pi = self.critic.step_from_gates(x_pi, h_prev, gh_seq).min(0).values
+        logp_now = logp[:-1]
         actor_loss = (alpha * logp_now - q_pi).mean()
         alpha_loss = -(self.log_alpha * (logp_now.detach() + cfg.entropy_target())).mean()
         return {
