@@ -1,8 +1,11 @@
-"""Fast numpy inference equals the torch actor; stochastic mode is seeded; the bench CLI prints figures."""
+"""Fast inference (the C kernel and the numpy path) equals the torch actor; stochastic mode is seeded; the
+bench CLI prints figures."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 
@@ -19,12 +22,20 @@ def torch_arrays(actor: Actor) -> dict[str, np.ndarray]:
     return {f"actor.{k}": v.detach().numpy().copy() for k, v in actor.named_parameters()}
 
 
+def test_the_kernel_is_used_where_a_compiler_exists() -> None:
+    arrays = torch_arrays(Actor(NetworkSizes()))
+    has_cc = shutil.which(os.environ.get("CC", "cc")) is not None or shutil.which("gcc") is not None
+    assert FastActor(arrays).native is has_cc
+    assert FastActor(arrays, native=False).native is False
+
+
+@pytest.mark.parametrize("native", [True, False])
 @pytest.mark.parametrize("activation", ["relu", "tanh", "elu"])
-def test_fast_equals_torch_over_a_sequence(activation: str) -> None:
+def test_fast_equals_torch_over_a_sequence(activation: str, native: bool) -> None:
     torch.manual_seed(0)
     sizes = NetworkSizes(activation=activation)
     actor = Actor(sizes)
-    fast = FastActor(torch_arrays(actor), sizes)
+    fast = FastActor(torch_arrays(actor), sizes, native=native)
     rng = np.random.default_rng(0)
     states = rng.uniform(-1, 1, (50, 17)).astype(np.float32)
     h0 = np.tanh(rng.standard_normal(128)).astype(np.float32)
@@ -45,14 +56,16 @@ def test_fast_equals_torch_over_a_sequence(activation: str) -> None:
     assert np.abs(h_b - out1[:, 0].numpy()).max() < 1e-5
 
 
-def test_stochastic_mode_matches_the_torch_sample_and_is_seeded() -> None:
+@pytest.mark.parametrize("native", [True, False])
+def test_stochastic_mode_matches_the_torch_sample_and_is_seeded(native: bool) -> None:
     torch.manual_seed(1)
     sizes = NetworkSizes()
     actor = Actor(sizes)
     arrays = torch_arrays(actor)
     s = np.random.default_rng(0).uniform(-1, 1, 17).astype(np.float32)
     h = np.zeros(128, np.float32)
-    f1, f2 = FastActor(arrays, sizes, seed=5), FastActor(arrays, sizes, seed=5)
+    f1 = FastActor(arrays, sizes, seed=5, native=native)
+    f2 = FastActor(arrays, sizes, seed=5, native=native)
     a1, _ = f1.step(s, h, deterministic=False)
     a2, _ = f2.step(s, h, deterministic=False)
     assert np.array_equal(a1, a2)
@@ -64,9 +77,21 @@ def test_stochastic_mode_matches_the_torch_sample_and_is_seeded() -> None:
     assert not np.array_equal(a1, f1.step(s, h, deterministic=False)[0])
 
 
-def test_returned_arrays_are_not_reused_buffers() -> None:
+def test_memoryless_kernel_ignores_the_hidden_state() -> None:
+    sizes = NetworkSizes(memoryless=True)
+    arrays = torch_arrays(Actor(sizes))
+    s = np.random.default_rng(0).uniform(-1, 1, 17).astype(np.float32)
+    for native in (True, False):
+        fast = FastActor(arrays, sizes, native=native)
+        a0, h0 = fast.step(s, np.zeros(128, np.float32))
+        a1, h1 = fast.step(s, np.ones(128, np.float32))
+        assert np.allclose(a0, a1, atol=1e-6) and np.allclose(h0, h1, atol=1e-6)
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_returned_arrays_are_not_reused_buffers(native: bool) -> None:
     trainer = SacTrainer(TrainerConfig(device="cpu"))
-    fast = FastActor(trainer.snapshot.arrays)
+    fast = FastActor(trainer.snapshot.arrays, native=native)
     s = np.zeros(17, np.float64)  # other dtypes are accepted
     a1, h1 = fast.step(s, fast.initial_hidden())
     a1_copy, h1_copy = a1.copy(), h1.copy()
@@ -90,12 +115,40 @@ def test_bench_commands_print_json() -> None:
     r = _sacbot("bench", "inference", "--json", "--steps", "300")
     assert r.returncode == 0, r.stderr
     figures = json.loads(r.stdout)
-    assert set(figures) == {"fast_p50_us", "fast_p99_us", "torch_p50_us", "torch_p99_us"}
-    assert all(v > 0 for v in figures.values())
+    assert set(figures) == {"fast_p50_us", "fast_p99_us", "torch_p50_us", "torch_p99_us", "fast_native"}
+    assert all(v > 0 for k, v in figures.items() if k != "fast_native")
     r = _sacbot("bench", "trainer", "--json", "--seconds", "0.5", "--batch", "8")
     assert r.returncode == 0, r.stderr
     figures = json.loads(r.stdout)
     assert figures["batch"] == 8 and figures["threads"] == 1 and figures["device"] == "cpu"
     assert figures["updates_per_s"] > 0
+    r = _sacbot("bench", "trainer", "--json", "--seconds", "0.5", "--batch", "8", "--compare-eager")
+    assert r.returncode == 0, r.stderr
+    figures = json.loads(r.stdout)
+    assert figures["pairs"] >= 3 and figures["eager_updates_per_s"] > 0 and figures["speedup_vs_eager"] > 0
     r = _sacbot("bench", "trainer", "--json", "--batch", "0")
     assert r.returncode != 0 and "Traceback" not in r.stderr
+
+
+def test_a_failing_compiler_falls_back_to_numpy(tmp_path: object) -> None:
+    code = (
+        "from sacbot.agent.native_step import load_kernel; import sys; "
+        "sys.exit(0 if load_kernel() is None else 1)"
+    )
+    env = {**os.environ, "CC": "false", "XDG_CACHE_HOME": str(tmp_path)}
+    assert subprocess.run([sys.executable, "-c", code], env=env, timeout=60).returncode == 0
+    env = {**os.environ, "SACBOT_NATIVE": "0"}
+    assert subprocess.run([sys.executable, "-c", code], env=env, timeout=60).returncode == 0
+
+
+def test_loading_the_kernel_keeps_subnormal_numbers() -> None:
+    """The kernel is built with -ffast-math but not linked with it: loading it must not switch the process to
+    flush-to-zero (which would break numpy and torch arithmetic on tiny numbers)."""
+    code = (
+        "import numpy as np; from sacbot.agent.native_step import load_kernel; "
+        "assert load_kernel() is not None; "
+        "import sys; sys.exit(0 if (np.array([1e-310]) * 1.0)[0] != 0.0 else 1)"
+    )
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.fail("no C compiler on this machine: the kernel test needs one")
+    assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0

@@ -62,12 +62,53 @@ def bench_trainer(
     }
 
 
+def compare_eager(batch: int = 64, threads: int = 1, seconds: float = 10.0) -> dict[str, object]:
+    """Ours against the straightforward eager update (`sacbot.agent.eager_reference`) on the same batches,
+    alternating one update of each in this process, so machine noise hits both alike. Medians per update."""
+    import torch
+
+    from sacbot.agent.eager_reference import EagerSac
+    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+
+    torch.set_num_threads(threads)
+    ours = SacTrainer(TrainerConfig(batch_size=batch, device="cpu", replay_capacity=8 * 400))
+    _synthetic_rounds(ours)
+    eager = EagerSac(ours.config.sizes, burn_in=ours.config.burn_in)
+    rng = np.random.default_rng(1)
+    for _ in range(2):
+        b = ours.replay.sample(batch, rng)
+        ours.update(b)
+        eager.update(b)
+    ours_t: list[float] = []
+    eager_t: list[float] = []
+    t_end = time.perf_counter() + seconds
+    while time.perf_counter() < t_end or len(ours_t) < 3:
+        b = ours.replay.sample(batch, rng)
+        t0 = time.perf_counter()
+        ours.update(b)
+        t1 = time.perf_counter()
+        eager.update(b)
+        t2 = time.perf_counter()
+        ours_t.append(t1 - t0)
+        eager_t.append(t2 - t1)
+    ours_s, eager_s = float(np.median(ours_t)), float(np.median(eager_t))
+    return {
+        "updates_per_s": round(1.0 / ours_s, 2),
+        "eager_updates_per_s": round(1.0 / eager_s, 2),
+        "speedup_vs_eager": round(eager_s / ours_s, 3),
+        "batch": batch,
+        "threads": threads,
+        "device": "cpu",
+        "pairs": len(ours_t),
+    }
+
+
 def _percentiles(samples: list[float]) -> tuple[float, float]:
     a = np.asarray(samples) * 1e6
     return round(float(np.percentile(a, 50)), 2), round(float(np.percentile(a, 99)), 2)
 
 
-def bench_inference(steps: int = 20000, seed: int = 0) -> dict[str, float]:
+def bench_inference(steps: int = 20000, seed: int = 0) -> dict[str, float | bool]:
     """One actor step at batch 1: numpy fast path against the torch actor (no autograd), in microseconds."""
     import torch
 
@@ -103,4 +144,10 @@ def bench_inference(steps: int = 20000, seed: int = 0) -> dict[str, float]:
             torch_t.append(clock() - t0)
     f50, f99 = _percentiles(fast_t[100:])
     t50, t99 = _percentiles(torch_t[100:])
-    return {"fast_p50_us": f50, "fast_p99_us": f99, "torch_p50_us": t50, "torch_p99_us": t99}
+    return {
+        "fast_p50_us": f50,
+        "fast_p99_us": f99,
+        "torch_p50_us": t50,
+        "torch_p99_us": t99,
+        "fast_native": fast.native,  # the C kernel (True) or the numpy fallback
+    }

@@ -1,17 +1,21 @@
-"""The per-tick actor step in numpy: state + hidden -> action + new hidden, no torch, no autograd.
+"""The per-tick actor step without torch or autograd: state + hidden -> action + new hidden.
 
 Built from `actor_arrays()` (or a published `ActorSnapshot.arrays`), equal to the torch actor within 1e-5.
-Single steps reuse preallocated buffers (about twenty small numpy calls); only the returned action and hidden
-state are fresh arrays, so the caller may keep them. Deterministic mode is tanh(mu); stochastic mode draws
-tanh(mu + sigma * eps) from the actor's own seeded generator.
+A single step is one call into a small C kernel (`sacbot.agent.native_step`, compiled on first use) where a C
+compiler exists, else about twenty small numpy calls on preallocated buffers; `native` says which. Only the
+returned action and hidden state are fresh arrays, so the caller may keep them. Deterministic mode is
+tanh(mu); stochastic mode draws tanh(mu + sigma * eps) from the actor's own seeded generator.
 """
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
+from sacbot.agent import native_step
 from sacbot.agent.sizes import NetworkSizes
 
 
@@ -28,7 +32,11 @@ def _act_inplace(x: np.ndarray, name: str) -> None:
 
 class FastActor:
     def __init__(
-        self, arrays: Mapping[str, np.ndarray], sizes: NetworkSizes | None = None, seed: int | None = None
+        self,
+        arrays: Mapping[str, np.ndarray],
+        sizes: NetworkSizes | None = None,
+        seed: int | None = None,
+        native: bool = True,
     ) -> None:
         self.sizes = sz = sizes or NetworkSizes()
 
@@ -55,6 +63,75 @@ class FastActor:
         self._y = np.empty(self.w_head.shape[0], f32)
         self._out = np.empty(2 * a, f32)
         self._zero_h = np.zeros(h, f32)
+        self._native: Any = None  # the C kernel's function, when bound
+        self._native_ptrs: tuple[int, ...] = ()
+        if native:
+            self._bind_native()
+
+    @property
+    def native(self) -> bool:
+        """Whether single steps run in the compiled kernel."""
+        return self._native is not None
+
+    def _bind_native(self) -> None:
+        sz = self.sizes
+        if sz.activation not in native_step.ACTIVATIONS or (
+            self.w_in.shape[0] > native_step.MAX_EMBED
+            or self.hidden_dim > native_step.MAX_HIDDEN
+            or self.w_head.shape[0] > native_step.MAX_HEAD
+            or self.action_dim > native_step.MAX_ACTION
+        ):
+            return
+        lib = native_step.load_kernel()
+        if lib is None:
+            return
+        f32 = np.float32
+        self._io = {
+            "state": np.zeros(sz.state_dim, f32),
+            "hidden": np.zeros(self.hidden_dim, f32),
+            "eps": np.zeros(self.action_dim, f32),
+            "action": np.zeros(self.action_dim, f32),
+            "new_hidden": np.zeros(self.hidden_dim, f32),
+        }
+        weights = [self.w_in, self.b_in, self.w_ih, self.b_ih, self.w_hh, self.b_hh]
+        weights += [self.w_head, self.b_head, self.w_out, self.b_out]
+        # The struct holds raw pointers into these arrays: they live as long as this actor.
+        self._struct = native_step.ActorStruct(
+            *(w.ctypes.data for w in weights),
+            sz.state_dim,
+            self.w_in.shape[0],
+            self.hidden_dim,
+            self.w_head.shape[0],
+            self.action_dim,
+            native_step.ACTIVATIONS[sz.activation],
+            int(sz.memoryless),
+            sz.log_std_min,
+            sz.log_std_max,
+        )
+        io = self._io
+        self._native_ptrs = (
+            ctypes.addressof(self._struct),
+            io["state"].ctypes.data,
+            io["hidden"].ctypes.data,
+            io["eps"].ctypes.data,
+            io["action"].ctypes.data,
+            io["new_hidden"].ctypes.data,
+        )
+        self._native = lib.actor_step
+
+    def _step_native(
+        self, state: np.ndarray, hidden: np.ndarray, deterministic: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        ctx, p_state, p_hidden, p_eps, p_action, p_new = self._native_ptrs
+        io = self._io
+        np.copyto(io["state"], state, casting="same_kind")
+        np.copyto(io["hidden"], hidden, casting="same_kind")
+        if deterministic:
+            self._native(ctx, p_state, p_hidden, None, p_action, p_new)
+        else:
+            io["eps"][:] = self.rng.standard_normal(self.action_dim, dtype=np.float32)
+            self._native(ctx, p_state, p_hidden, p_eps, p_action, p_new)
+        return io["action"].copy(), io["new_hidden"].copy()
 
     def initial_hidden(self) -> np.ndarray:
         return np.zeros(self.hidden_dim, np.float32)
@@ -63,6 +140,8 @@ class FastActor:
         self, state: np.ndarray, hidden: np.ndarray, deterministic: bool = True
     ) -> tuple[np.ndarray, np.ndarray]:
         """One tick at batch 1: state (S,), hidden (H,) -> action (A,) in [-1, 1], new hidden (H,)."""
+        if self._native is not None:
+            return self._step_native(state, hidden, deterministic)
         sz, h = self.sizes, self.hidden_dim
         if state.dtype != np.float32:
             state = state.astype(np.float32)

@@ -72,9 +72,14 @@ def trainer(
     threads: int = typer.Option(1, "--threads", help="torch intra-op threads."),
     seconds: float = typer.Option(10.0, "--seconds", help="How long to measure."),
     device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto."),
+    compare_eager: bool = typer.Option(
+        False,
+        "--compare-eager",
+        help="Alternate updates with a straightforward eager implementation (cpu) and report both medians.",
+    ),
 ) -> None:
     """SAC-GRU updates per second."""
-    from sacbot.agent.bench import bench_trainer
+    from sacbot.agent import bench as agent_bench
 
     if batch < 1 or threads < 1 or seconds <= 0:
         raise UserError("--batch and --threads must be at least 1 and --seconds positive", exit_code=2)
@@ -84,7 +89,12 @@ def trainer(
 
     if device == "cuda" and not torch.cuda.is_available():
         raise UserError("--device cuda: no CUDA device is available", exit_code=2)
-    figures = bench_trainer(batch=batch, threads=threads, seconds=seconds, device=device)
+    if compare_eager:
+        if device == "cuda":
+            raise UserError("--compare-eager runs on the cpu", exit_code=2)
+        figures = agent_bench.compare_eager(batch=batch, threads=threads, seconds=seconds)
+    else:
+        figures = agent_bench.bench_trainer(batch=batch, threads=threads, seconds=seconds, device=device)
     _print_figures(figures, json_output)
 
 
