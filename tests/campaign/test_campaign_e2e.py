@@ -221,3 +221,25 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     while processes_mentioning(str(out)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not processes_mentioning(str(out))
+
+
+def test_pretraining_phase_seeds_the_first_chunk(tmp_path: Path) -> None:
+    """A `[pretrain]` table runs the real `sacbot train-fast` (its options passed through) before chunk 1, and
+    the chunk's bot starts from what it wrote."""
+    cfg = write_campaign(tmp_path, budget=1, every=1)
+    cfg.write_text(
+        cfg.read_text()
+        + f'\n[pretrain]\nsteps = 3000\nenvs = 2\nopponents = ["{OPPONENT}"]\n'
+        + "updates_per_step = 0.2\ntorch_threads = 2\n"  # 2,000 warm-up steps, then ~100 updates
+    )
+    out = tmp_path / "run"
+    result = campaign(cfg, out)
+    assert result.returncode == 0, result.stderr[-2000:]
+    events = [e["event"] for e in log(out)]
+    assert events.index("pretrain_done") < events.index("chunk_start")
+    start = next(e for e in log(out) if e["event"] == "pretrain_start")
+    assert "--updates-per-step 0.2" in start["command"] and "--torch-threads 2" in start["command"]
+    pretrained, _ = load_checkpoint(out / "pretrain" / "latest.zip")
+    trained, _ = load_checkpoint(out / "weights" / "latest.zip")
+    assert int(pretrained["counters.env_steps"]) >= 3000 and int(pretrained["counters.updates"]) > 0
+    assert int(trained["counters.env_steps"]) > int(pretrained["counters.env_steps"])

@@ -99,6 +99,8 @@ class PretrainConfig(_Strict):
     steps: int = Field(..., ge=1)
     envs: int = Field(default=8, ge=1)
     opponents: list[str] = Field(..., min_length=1)
+    updates_per_step: float = Field(default=1.0, ge=0.0)  # SAC updates per vector step (`--updates-per-step`)
+    torch_threads: int = Field(default=1, ge=1)  # `--torch-threads`: nothing else runs during pretraining
 
 
 class Campaign(_Strict):

@@ -272,7 +272,8 @@ class ArenaBackend:
         cmd = [
             sys.executable, "-m", "sacbot", "train-fast", "--opponents", ",".join(cfg.opponents),
             "--steps", str(cfg.steps), "--envs", str(cfg.envs), "--out", str(out),
-            "--seed", str(self.campaign.seed),
+            "--seed", str(self.campaign.seed), "--updates-per-step", str(cfg.updates_per_step),
+            "--torch-threads", str(cfg.torch_threads),
         ]  # fmt: skip
         report({"event": "pretrain_start", "command": " ".join(cmd)})
         self.paths.logs.mkdir(parents=True, exist_ok=True)
