@@ -69,6 +69,7 @@ class SacbotSettings(BaseSettings):
     # Another identity JSON, so one install can run under another name.
     bot_json: Path | None = None
     radar_mode: Literal["spin", "lock"] = "spin"
+    aim_shaping: float = Field(0.0, ge=0.0)  # opt-in potential-based aim shaping k (sacbot.agent.features)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     seed: int | None = None
     # `sacbot play` (runtime): the channel between the realtime and trainer threads, and the trainer's pace.

@@ -178,6 +178,32 @@ def test_terminal_rewards_count_once() -> None:
     assert F.round_end_reward(m) == 0.0
 
 
+def test_aim_shaping_is_off_by_default_and_potential_based_when_on() -> None:
+    # Off (the default): an aimed gun earns nothing.
+    m = memory()
+    aimed = tick(state(gun_direction=90.0), [scan(400.0, 500.0)])  # enemy due north, gun pointing north
+    F.observe(aimed, m)
+    assert F.reward(aimed, m) == 0.0 and F.round_end_reward(m) == -10.0
+    # On: F = gamma * Phi(s') - Phi(s), Phi = k * cos(gun heading - bearing), Phi = 0 at the start and the end.
+    k, g = 0.5, F.SHAPING_GAMMA
+    m = F.RoundMemory(arena_width=W, arena_height=H, my_id=ME, aim_shaping=k)
+    m.new_round()
+    F.observe(aimed, m)
+    assert F.reward(aimed, m) == pytest.approx(g * k)  # from Phi 0 (no enemy yet) to Phi k
+    away = tick(state(gun_direction=270.0), turn=6)  # the gun turned to point south, away from it
+    F.observe(away, m)
+    assert F.reward(away, m) == pytest.approx(g * -k - k)
+    side = tick(state(gun_direction=0.0), [WonRoundEvent(turn_number=7)], turn=7)  # 90 deg off: Phi 0
+    F.observe(side, m)
+    assert F.reward(side, m) == pytest.approx(20.0 + 0.0 + k)
+    assert F.round_end_reward(m) == pytest.approx(0.0)  # Phi was 0: the step to the terminal 0 is 0
+    # A round that ends while aimed gives back Phi, so shaping sums to ~0 over any round (no free reward).
+    m.new_round()
+    F.observe(aimed, m)
+    total = F.reward(aimed, m) + F.round_end_reward(m)
+    assert total == pytest.approx(g * k - k - 10.0)
+
+
 def test_action_mapping_is_complete() -> None:
     m = memory()
     F.observe(tick(state()), m)

@@ -102,6 +102,19 @@ def test_bad_arguments_are_user_errors() -> None:
         TankRoyaleEnv("SpinBot", radar_mode="sideways")  # type: ignore[arg-type]
     with pytest.raises(UserError):
         VecTankRoyaleEnv(0, "SpinBot")
+    with pytest.raises(UserError):
+        TankRoyaleEnv("SpinBot", aim_shaping=-1.0)
+
+
+def test_aim_shaping_changes_rewards_only_and_sums_to_its_telescoped_rest() -> None:
+    """Opt-in shaping: the same round (states identical), rewards differ by gamma * Phi(s') - Phi(s) per step,
+    with Phi 0 at the start and the end, so the difference sums to -(1 - gamma) * (sum of the inner Phis)."""
+    plain = play_round(TankRoyaleEnv("Crazy"), seed=5, action_seed=9)
+    shaped = play_round(TankRoyaleEnv("Crazy", aim_shaping=1.0), seed=5, action_seed=9)
+    assert all(np.array_equal(x, y) for x, y in zip(plain[0], shaped[0], strict=True))
+    diff = np.array(shaped[1]) - np.array(plain[1])
+    assert np.abs(diff).max() > 0.1 and np.abs(diff).max() <= 2.0 + 1e-9  # |gamma Phi' - Phi| <= 2k
+    assert abs(diff.sum()) <= (1 - 0.99) * len(diff) + 1e-6
 
 
 def test_several_opponents_are_drawn_per_game() -> None:

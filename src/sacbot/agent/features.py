@@ -27,6 +27,11 @@ Reward R_t = damage our bullets dealt (BulletHitBotEvent.damage) - damage bullet
 (BotHitWallEvent) - 0.1*power per missed shot (BulletHitWallEvent of our bullet) + 20 on WonRoundEvent - 10
 on our BotDeathEvent. `round_end_reward` adds the -10 when a round ended with neither (a server that sends no
 BotDeathEvent to the victim, Tank Royale 1.1.0's quirk).
+
+Opt-in aim shaping (`RoundMemory.aim_shaping` = k > 0; SACBOT_AIM_SHAPING, default 0 = off): potential-based
+shaping F = gamma * Phi(s') - Phi(s) with Phi(s) = k * cos(gun heading - bearing to the remembered enemy) (0
+before the first scan and at the round's end), which leaves the optimal policy unchanged (Ng et al., 1999) but
+credits each gun turn at once instead of when a bullet lands tens of turns later.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ WALL_PENALTY = 5.0
 MISS_PENALTY_PER_POWER = 0.1
 WIN_REWARD = 20.0
 LOSS_PENALTY = 10.0
+SHAPING_GAMMA = 0.99  # the trainer's default discount: potential-based shaping must use the same
 
 # distance, bearing, heading, speed, energy before the first scan (see the module docstring).
 UNSEEN_ENEMY = (1.0, 0.0, 0.0, 0.0, 1.0)
@@ -100,6 +106,8 @@ class RoundMemory:
     radar_direction: float = 0.0
     radar_sign: float = 1.0
     outcome: int = 0  # +1 won, -1 lost, 0 open: the terminal reward is counted once
+    aim_shaping: float = 0.0  # k of the opt-in aim shaping (module docstring); 0 = off
+    aim_potential: float = 0.0  # Phi of the last rewarded tick
     diagonal: float = field(init=False, default=1.0)
 
     def __post_init__(self) -> None:
@@ -111,6 +119,7 @@ class RoundMemory:
         self.turn = 0
         self.radar_sign = 1.0
         self.outcome = 0
+        self.aim_potential = 0.0
 
     def forget_enemy(self) -> None:
         self.seen = False
@@ -246,15 +255,30 @@ def reward(tick: Any, memory: RoundMemory) -> float:
             if ev.victim_id == me and memory.outcome == 0:
                 memory.outcome = -1
                 r -= LOSS_PENALTY
+    if memory.aim_shaping:
+        phi = aim_potential(tick.bot_state, memory)
+        r += SHAPING_GAMMA * phi - memory.aim_potential
+        memory.aim_potential = phi
     return r
 
 
-def round_end_reward(memory: RoundMemory) -> float:
-    """At RoundEnded: -10 if the round's outcome was not yet counted (no WonRoundEvent reached us), else 0."""
-    if memory.outcome != 0:
+def aim_potential(bot_state: Any, memory: RoundMemory) -> float:
+    """Phi = k * cos(gun heading - bearing to the remembered enemy); 0 while no enemy is remembered."""
+    if not memory.seen:
         return 0.0
+    bearing = math.atan2(memory.enemy_y - bot_state.y, memory.enemy_x - bot_state.x)
+    return memory.aim_shaping * math.cos(math.radians(bot_state.gun_direction) - bearing)
+
+
+def round_end_reward(memory: RoundMemory) -> float:
+    """At RoundEnded: -10 if the round's outcome was not yet counted (no WonRoundEvent reached us), else 0;
+    with aim shaping, also the step to the terminal potential 0."""
+    r = -memory.aim_potential
+    memory.aim_potential = 0.0
+    if memory.outcome != 0:
+        return r
     memory.outcome = -1
-    return -LOSS_PENALTY
+    return r - LOSS_PENALTY
 
 
 def radar_turn(radar_mode: RadarMode, memory: RoundMemory) -> float:

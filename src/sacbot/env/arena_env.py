@@ -59,6 +59,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         rounds_per_game: rounds played before a new game (new placement seed, new opponent draw).
         radar_mode: the features' radar behaviour ("spin" or "lock"), as `sacbot play`'s SACBOT_RADAR_MODE.
         max_turns: truncate a round after this many turns (None: play it out; inactivity ends every round).
+        aim_shaping: k of the opt-in aim shaping (`sacbot.agent.features`), as SACBOT_AIM_SHAPING; 0 = off.
         agent_id / opponent_id: the bot ids (an arena numbers bots by session id; a fidelity test matches it).
     """
 
@@ -74,6 +75,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         rounds_per_game: int = 10,
         radar_mode: RadarMode = "spin",
         max_turns: int | None = None,
+        aim_shaping: float = 0.0,
         agent_id: int = 1,
         opponent_id: int = 2,
         render_mode: str | None = None,
@@ -98,7 +100,11 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.game: Game | None = None
         self.opponent: ClassicBot | None = None
         self.opponent_name = self.opponents[0]
-        self.memory = RoundMemory(float(self.setup.arena_width), float(self.setup.arena_height), agent_id)
+        if not aim_shaping >= 0.0:
+            raise UserError(f"aim_shaping must be 0 (off) or more, not {aim_shaping!r}", exit_code=2)
+        self.memory = RoundMemory(
+            float(self.setup.arena_width), float(self.setup.arena_height), agent_id, aim_shaping=aim_shaping
+        )
         self._round_open = False
         self._round_abandoned = False
 

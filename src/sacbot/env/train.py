@@ -80,6 +80,7 @@ def train_fast(
     device: str = "auto",
     max_turns: int | None = 5_000,
     radar_mode: str | None = None,
+    aim_shaping: float | None = None,
     torch_threads: int | None = 1,
     workers: int = 0,
     log: Callable[[str], None] | None = None,
@@ -110,14 +111,19 @@ def train_fast(
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
-    if radar_mode is None:  # as `sacbot play` does: SACBOT_RADAR_MODE, so training sees what play will see
+    if radar_mode is None or aim_shaping is None:
+        # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING): training sees what play will see.
         from sacbot.settings import load_sacbot_settings
 
-        radar_mode = load_sacbot_settings().radar_mode
+        settings = load_sacbot_settings()
+        radar_mode = settings.radar_mode if radar_mode is None else radar_mode
+        aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
     if radar_mode not in ("spin", "lock"):
         raise UserError(f"radar_mode must be 'spin' or 'lock', not {radar_mode!r}", exit_code=2)
     mode: RadarMode = "lock" if radar_mode == "lock" else "spin"
-    vec = VecTankRoyaleEnv(envs, names, max_turns=max_turns, workers=workers, radar_mode=mode)
+    vec = VecTankRoyaleEnv(
+        envs, names, max_turns=max_turns, workers=workers, radar_mode=mode, aim_shaping=aim_shaping
+    )
     trainer = SacTrainer(TrainerConfig(device=device, seed=seed))
     if latest_path(out).is_file():
         restore_trainer(latest_path(out), trainer)

@@ -44,6 +44,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         rounds_per_game: int = 10,
         radar_mode: RadarMode = "spin",
         max_turns: int | None = None,
+        aim_shaping: float = 0.0,
         workers: int = 0,
         step_in_parent: bool = False,
     ) -> None:
@@ -59,6 +60,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 "rounds_per_game": rounds_per_game,
                 "radar_mode": radar_mode,
                 "max_turns": max_turns,
+                "aim_shaping": aim_shaping,
             }
             for i in range(num_envs)
         ]

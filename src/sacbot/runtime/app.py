@@ -136,7 +136,7 @@ def run_play(eval_flag: bool = False) -> PlayResult:
         TrainerConfig(device=settings.device, seed=settings.seed or 0, batch_size=settings.batch_size)
     )
     start = choose_start(settings.checkpoint, weights, opponent, sac.array_specs(), actor_only=eval_mode)
-    features = AgentFeatures(settings.radar_mode)
+    features = AgentFeatures(settings.radar_mode, settings.aim_shaping)
     trainer: TrainerThread | None = None
     crash: list[str] = []
     stopper = _Stopper()
