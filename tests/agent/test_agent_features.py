@@ -184,7 +184,7 @@ def test_aim_shaping_is_off_by_default_and_potential_based_when_on() -> None:
     aimed = tick(state(gun_direction=90.0), [scan(400.0, 500.0)])  # enemy due north, gun pointing north
     F.observe(aimed, m)
     assert F.reward(aimed, m) == 0.0 and F.round_end_reward(m) == -10.0
-    # On: F = gamma * Phi(s') - Phi(s), Phi = k * cos(gun heading - bearing), Phi = 0 at the start and the end.
+    # On: F = gamma * Phi(s') - Phi(s), Phi = k * cos(gun heading - bearing); Phi = 0 at start and end.
     k, g = 0.5, F.SHAPING_GAMMA
     m = F.RoundMemory(arena_width=W, arena_height=H, my_id=ME, aim_shaping=k)
     m.new_round()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from sacbot.agent.gru import gru_cell_from_gates, gru_sequence, gru_sequence_with_gates
@@ -57,9 +58,10 @@ def test_gates_are_the_hidden_side_preactivations() -> None:
     assert torch.allclose(gru_cell_from_gates(gi, gh.transpose(0, 1), h_prev), out, atol=1e-12)
 
 
-def test_critic_step_from_gates_equals_a_detached_step() -> None:
+@pytest.mark.parametrize("memoryless", [False, True])
+def test_critic_step_from_gates_equals_a_detached_step(memoryless: bool) -> None:
     torch.manual_seed(1)
-    critic = TwinCritic(NetworkSizes(embed=16, hidden=16, head=8))
+    critic = TwinCritic(NetworkSizes(embed=16, hidden=16, head=8, memoryless=memoryless))
     x = torch.randn(7, 3, 21)  # time-major
     _, out, gh = critic.sequence_tm(x, critic.initial_hidden(3))
     h_prev = torch.cat([torch.zeros(2, 1, 3, 16), out[:, :-1].detach()], 1)
@@ -73,3 +75,11 @@ def test_critic_step_from_gates_equals_a_detached_step() -> None:
 
 def test_heap_setting_applies_once() -> None:
     assert retain_freed_memory() is retain_freed_memory()
+
+
+def test_double_backward_is_refused_not_wrong() -> None:
+    args = _inputs()
+    out = gru_sequence(*args)
+    (grad,) = torch.autograd.grad(out.sum(), args[0], create_graph=True)
+    with pytest.raises(RuntimeError):
+        grad.sum().backward()

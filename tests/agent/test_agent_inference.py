@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -128,6 +129,28 @@ def test_bench_commands_print_json() -> None:
     assert figures["pairs"] >= 3 and figures["eager_updates_per_s"] > 0 and figures["speedup_vs_eager"] > 0
     r = _sacbot("bench", "trainer", "--json", "--batch", "0")
     assert r.returncode != 0 and "Traceback" not in r.stderr
+
+
+def test_inconsistent_arrays_never_reach_the_kernel() -> None:
+    arrays = torch_arrays(Actor(NetworkSizes()))
+    arrays["actor.fc_head.weight"] = arrays["actor.fc_head.weight"][:, :64].copy()  # (64, 64), not (64, 128)
+    fast = FastActor(arrays, NetworkSizes())
+    assert not fast.native  # the numpy path raises on it instead of the kernel reading out of bounds
+    with pytest.raises(ValueError):
+        fast.step(np.zeros(17, np.float32), fast.initial_hidden())
+
+
+def test_a_damaged_cached_kernel_is_rebuilt(tmp_path: Path) -> None:
+    code = (
+        "from sacbot.agent.native_step import load_kernel; import sys; "
+        "sys.exit(0 if load_kernel() is not None else 1)"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    assert subprocess.run([sys.executable, "-c", code], env=env, timeout=120).returncode == 0
+    (cached,) = list(tmp_path.rglob("*.so"))
+    cached.write_bytes(b"not a shared object")  # a truncated or foreign file where the kernel should be
+    assert subprocess.run([sys.executable, "-c", code], env=env, timeout=120).returncode == 0
+    assert cached.read_bytes()[:4] == b"\x7fELF"
 
 
 def test_a_failing_compiler_falls_back_to_numpy(tmp_path: object) -> None:

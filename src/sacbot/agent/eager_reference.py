@@ -3,13 +3,17 @@
 
 What "straightforward" means here: torch.nn modules (nn.GRU), each critic and each target its own module and
 its own pass over the window, a separate actor pass for the next states, the actor loss through full critic
-passes with the policy's actions, and one backward and optimiser step per loss. Same batch, same window
-(burn-in without gradient), same losses as `SacTrainer`; it is not used for training.
+passes with the policy's actions, and one backward and optimiser step per loss (critics first, then actor,
+then alpha). Same batch, same window (burn-in without gradient), same sizes, SAC losses of the same form;
+not the same numbers as `SacTrainer` (its targets and actor-loss Q take one step from the stored-action
+history, where full passes here feed the policy's actions into the recurrence; ReLU only). It is a speed
+yardstick and not used for training.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 
 import torch
 from torch import Tensor, nn
@@ -47,7 +51,7 @@ class EagerSac:
         self.actor = _Recurrent(sz.state_dim, 2 * sz.action_dim, sz)
         self.critics = [_Recurrent(sz.state_dim + sz.action_dim, 1, sz) for _ in range(2)]
         self.targets = [copy.deepcopy(c).requires_grad_(False) for c in self.critics]
-        self.log_alpha = torch.zeros((), requires_grad=True)
+        self.log_alpha = torch.tensor(math.log(0.2), requires_grad=True)
         critic_params = [p for c in self.critics for p in c.parameters()]
         self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=3e-4)
         self.critic_opt = torch.optim.Adam(critic_params, lr=3e-4)

@@ -31,6 +31,9 @@ def _act_inplace(x: np.ndarray, name: str) -> None:
 
 
 class FastActor:
+    """One actor's weights and scratch buffers. Not shared between threads: each thread that steps an actor
+    builds its own (the buffers are reused by every step, and the kernel runs without the GIL)."""
+
     def __init__(
         self,
         arrays: Mapping[str, np.ndarray],
@@ -73,13 +76,32 @@ class FastActor:
         """Whether single steps run in the compiled kernel."""
         return self._native is not None
 
+    def _shapes_consistent(self) -> bool:
+        """Every array the kernel reads has the shape the sizes imply (it trusts them; numpy would raise)."""
+        e, f, h, a, s = (
+            self.w_in.shape[0],
+            self.w_head.shape[0],
+            self.hidden_dim,
+            self.action_dim,
+            self.sizes.state_dim,
+        )
+        expected = {
+            "w_in": (e, s), "b_in": (e,), "w_ih": (3 * h, e), "b_ih": (3 * h,), "w_hh": (3 * h, h),
+            "b_hh": (3 * h,), "w_head": (f, h), "b_head": (f,), "w_out": (2 * a, f), "b_out": (2 * a,),
+        }  # fmt: skip
+        return all(getattr(self, name).shape == shape for name, shape in expected.items())
+
     def _bind_native(self) -> None:
         sz = self.sizes
-        if sz.activation not in native_step.ACTIVATIONS or (
-            self.w_in.shape[0] > native_step.MAX_EMBED
-            or self.hidden_dim > native_step.MAX_HIDDEN
-            or self.w_head.shape[0] > native_step.MAX_HEAD
-            or self.action_dim > native_step.MAX_ACTION
+        if (
+            not self._shapes_consistent()
+            or sz.activation not in native_step.ACTIVATIONS
+            or (
+                self.w_in.shape[0] > native_step.MAX_EMBED
+                or self.hidden_dim > native_step.MAX_HIDDEN
+                or self.w_head.shape[0] > native_step.MAX_HEAD
+                or self.action_dim > native_step.MAX_ACTION
+            )
         ):
             return
         lib = native_step.load_kernel()

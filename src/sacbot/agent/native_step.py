@@ -18,6 +18,7 @@ import platform
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 ACTIVATIONS = {"relu": 0, "tanh": 1, "elu": 2}
@@ -121,40 +122,57 @@ def _machine_key() -> str:
 
 _kernel: ctypes.CDLL | None = None
 _tried = False
+_lock = threading.Lock()
 
 
 def load_kernel() -> ctypes.CDLL | None:
-    """The compiled kernel (compiled once per machine and source), or None where it cannot be built."""
+    """The compiled kernel (compiled once per machine and source), or None where it cannot be built.
+
+    Thread-safe: a second caller during the first compile waits for it rather than falling back to numpy."""
     global _kernel, _tried
-    if _tried:
+    with _lock:
+        if not _tried:
+            _tried = True
+            if os.environ.get("SACBOT_NATIVE", "1") != "0":
+                _kernel = _build_and_load()
         return _kernel
-    _tried = True
-    if os.environ.get("SACBOT_NATIVE", "1") == "0":
-        return None
+
+
+def _build_and_load() -> ctypes.CDLL | None:
     compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
     if compiler is None:
         return None
     key = "\0".join([C_SOURCE, *COMPILE_FLAGS, *LINK_FLAGS, compiler, _machine_key()])
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    target = _cache_dir() / f"actor_step_{digest}.so"
     try:
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-                src = Path(tmp) / "actor_step.c"
-                src.write_text(C_SOURCE)
-                obj, built = Path(tmp) / "actor_step.o", Path(tmp) / target.name
-                for argv in (
-                    [compiler, *COMPILE_FLAGS, "-o", str(obj), str(src)],
-                    [compiler, *LINK_FLAGS, "-o", str(built), str(obj), "-lm"],
-                ):
-                    subprocess.run(argv, check=True, capture_output=True, timeout=120)
-                os.replace(built, target)
-        lib = ctypes.CDLL(str(target))
-    except (OSError, subprocess.SubprocessError):
+        target = _cache_dir() / f"actor_step_{digest}.so"
+        for attempt in (1, 2):
+            if not target.exists():
+                _compile(compiler, target)
+            try:
+                lib = ctypes.CDLL(str(target))
+                fn = lib.actor_step
+                break
+            except (OSError, AttributeError):
+                if attempt == 2:
+                    return None
+                target.unlink(missing_ok=True)  # a damaged cache file: build it once more
+        fn.argtypes = [ctypes.c_void_p] * 6
+        fn.restype = None
+        return lib
+    except Exception:  # noqa: BLE001 - no compiler, no home, no disk: numpy does the work instead
         return None
-    fn = lib.actor_step
-    fn.argtypes = [ctypes.c_void_p] * 6
-    fn.restype = None
-    _kernel = lib
-    return lib
+
+
+def _compile(compiler: str, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        src = Path(tmp) / "actor_step.c"
+        src.write_text(C_SOURCE)
+        obj, built = Path(tmp) / "actor_step.o", Path(tmp) / target.name
+        for argv in (
+            [compiler, *COMPILE_FLAGS, "-o", str(obj), str(src)],
+            [compiler, *LINK_FLAGS, "-o", str(built), str(obj), "-lm"],
+        ):
+            subprocess.run(argv, check=True, capture_output=True, timeout=120)
+        os.replace(built, target)

@@ -235,7 +235,10 @@ class TwinCritic(nn.Module):
         e = self._embed(x, w)  # (2, ..., E)
         lead = e.shape[:-1]
         gi = torch.baddbmm(w[4].unsqueeze(1), e.reshape(2, -1, e.shape[-1]), w[2].transpose(1, 2))
-        h_new = gru_cell_from_gates(gi, gh.reshape(gi.shape), h_prev.reshape(2, -1, h_prev.shape[-1]))
+        h = h_prev.reshape(2, -1, h_prev.shape[-1])
+        if self.sizes.memoryless:  # as in `step`: every step starts from zero (gh was computed from zero too)
+            h = torch.zeros_like(h)
+        h_new = gru_cell_from_gates(gi, gh.reshape(gi.shape), h)
         return self._q(h_new, w).reshape(lead)
 
     def initial_hidden(self, batch: int) -> Tensor:
