@@ -78,6 +78,7 @@ class _GRUSequence(torch.autograd.Function):
         )  # (G, T, B, 3, H): for the hidden-side pre-activations (r, z, W_hn h + b_hn)
         ctx.save_for_backward(x, h_prev, w_ih, w_hh, z, factors_h, dn_pre)
         ctx.mark_non_differentiable(gh_all)
+        ctx.set_materialize_grads(False)  # no zero-filled (T, G, B, 3H) gradient for the detached gates
         return out, gh_all
 
     @staticmethod
@@ -86,6 +87,8 @@ class _GRUSequence(torch.autograd.Function):
         x, h_prev, w_ih, w_hh, z, factors_h, dn_pre = ctx.saved_tensors
         need_x, need_h0, need_w_ih, need_w_hh, need_b_ih, need_b_hh = ctx.needs_input_grad
         g, t_len, b, hsz = h_prev.shape
+        if grad_out is None:  # the outputs were not used in the loss
+            grad_out = torch.zeros_like(h_prev)
         dh_all = torch.empty_like(h_prev)
         dgh = h_prev.new_empty(g, t_len, b, 3, hsz)
         dh = torch.zeros_like(h_prev[:, 0])
@@ -140,10 +143,13 @@ def gru_sequence(x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor
     return _forward(x, h0, w_ih, w_hh, b_ih, b_hh, keep=False)[0]
 
 
-def gru_cell_from_gates(gi: Tensor, gh: Tensor, h_prev: Tensor) -> Tensor:
+def gru_cell_from_gates(gi: Tensor | tuple[Tensor, Tensor], gh: Tensor, h_prev: Tensor) -> Tensor:
     """One GRU step from given pre-activations gi = W_ih x + b_ih and gh = W_hh h_prev + b_hh (..., 3H)
-    (plain autograd ops: the trainer's actor loss reuses the critics' gh from their pass over the window)."""
+    (plain autograd ops: the trainer's actor loss reuses the critics' gh from their pass over the window).
+    gi may also be given as its two parts (gi_rz (..., 2H), gi_n (..., H)): slicing one gi that needs a
+    gradient would make autograd zero-fill and copy a full-size gradient for each slice."""
     h = h_prev.shape[-1]
-    r, z = torch.sigmoid(gi[..., : 2 * h] + gh[..., : 2 * h]).split(h, -1)
-    n = torch.tanh(torch.addcmul(gi[..., 2 * h :], r, gh[..., 2 * h :]))
+    gi_rz, gi_n = (gi[..., : 2 * h], gi[..., 2 * h :]) if isinstance(gi, Tensor) else gi
+    r, z = torch.sigmoid(gi_rz + gh[..., : 2 * h]).split(h, -1)
+    n = torch.tanh(torch.addcmul(gi_n, r, gh[..., 2 * h :]))
     return torch.lerp(n, h_prev, z)
