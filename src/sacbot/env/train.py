@@ -143,7 +143,7 @@ def train_fast(
         torch.set_num_threads(torch_threads)  # small CPU machines: one thread beats two fighting (DESIGN.md)
         # numpy's OpenBLAS threads the batched actor's matmuls and spins on the cores the arenas need: the
         # vector step ran ~10x slower (1.5k vs 17k steps/s, 16 arenas on 2 cores) until capped the same way.
-        blas_limit = threadpool_limits(limits=torch_threads, user_api="blas")
+        blas_limit = threadpool_limits(limits=1, user_api="blas")  # also when torch takes more threads
     sizes = trainer.config.sizes
     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
