@@ -20,7 +20,10 @@ def train_fast(
     save_every: int = typer.Option(20_000, "--save-every", min=1, help="Environment steps between saves."),
     workers: int = typer.Option(0, "--workers", min=0, help="Processes stepping the arenas (0: this one)."),
     torch_threads: int = typer.Option(
-        1, "--torch-threads", min=1, help="torch threads for the updates (2 on an idle 2-core machine: ~1.5x the updates/s)."
+        1,
+        "--torch-threads",
+        min=1,
+        help="torch threads for the updates (2 on an idle 2-core machine: ~1.5x).",
     ),
 ) -> None:
     """Train the SAC-GRU in-process against classic opponents, much faster than real time."""
