@@ -135,11 +135,6 @@ def gru_sequence(x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor
     if torch.is_grad_enabled() and any(t.requires_grad for t in (x, h0, w_ih, w_hh, b_ih, b_hh)):
         out: Tensor = _GRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh)[0]
         return out
-    if x.shape[0] == 1:  # one group without gradient: torch's own GRU loops in C++, fewer dispatches
-        seq, _ = torch._VF.gru(
-            x[0], h0, (w_ih[0], w_hh[0], b_ih[0], b_hh[0]), True, 1, 0.0, False, False, False
-        )
-        return seq.unsqueeze(0)
     return _forward(x, h0, w_ih, w_hh, b_ih, b_hh, keep=False)[0]
 
 
