@@ -27,7 +27,7 @@ __all__ = ["gru_cell_from_gates", "gru_sequence", "gru_sequence_with_gates"]
 
 def _forward(
     x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor, b_hh: Tensor, keep: bool
-) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+) -> tuple[Tensor, tuple[Tensor, Tensor, Tensor] | None]:
     """Outputs (G, T, B, H); with keep, also the gates r|z (G, T, B, 2H), n (G, T, B, H) and the hidden-side
     pre-activations W_hh h + b_hh (T, G, B, 3H), time-first so each step's matmul writes in place."""
     g, t_len, b, i = x.shape
@@ -56,8 +56,8 @@ def _forward(
         n_t.sigmoid_().mul_(2.0).sub_(1.0)
         h_t = torch.lerp(n_t, h_t, rz_t[..., h:], out=out[:, t])
     if gh_all is None:
-        return out, out, out, out  # only the outputs are meaningful without keep
-    return out, rz, n, gh_all
+        return out, None
+    return out, (rz, n, gh_all)
 
 
 class _GRUSequence(torch.autograd.Function):
@@ -65,7 +65,9 @@ class _GRUSequence(torch.autograd.Function):
     def forward(
         ctx: Any, x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor, b_hh: Tensor
     ) -> tuple[Tensor, Tensor]:
-        out, rz, n, gh_all = _forward(x, h0, w_ih, w_hh, b_ih, b_hh, keep=True)
+        out, kept = _forward(x, h0, w_ih, w_hh, b_ih, b_hh, keep=True)
+        assert kept is not None
+        rz, n, gh_all = kept
         hsz = h0.shape[-1]
         r, z = rz[..., :hsz], rz[..., hsz:]
         ghn = gh_all[..., 2 * hsz :].transpose(0, 1)  # (G, T, B, H)
@@ -126,8 +128,9 @@ def gru_sequence_with_gates(
     if torch.is_grad_enabled() and any(t.requires_grad for t in (x, h0, w_ih, w_hh, b_ih, b_hh)):
         out, gh = _GRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh)
         return out, gh
-    out, _, _, gh = _forward(x, h0, w_ih, w_hh, b_ih, b_hh, keep=True)
-    return out, gh
+    out, kept = _forward(x, h0, w_ih, w_hh, b_ih, b_hh, keep=True)
+    assert kept is not None
+    return out, kept[2]
 
 
 def gru_sequence(x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor, b_hh: Tensor) -> Tensor:

@@ -10,9 +10,12 @@ One update pass on a batch of windows (L = burn_in + train_len transitions, L + 
    online critics' pass (target_history="online", default; Polyak keeps the two close) or from a full pass of
    the target critics over the window (target_history="target").
 4. Actor loss: one GRU step of the critics (weights detached) from their data hidden state h_{t-1} with
-   (s_t, a~pi). All losses use the critics as they were before this pass; one backward, then each optimiser
-   steps after its own gradient-norm clip; targets follow by Polyak averaging.
-No Python loop over time steps and one host sync (the metrics) per pass.
+   (s_t, a~pi); its hidden-side gates W_hh h_{t-1} + b_hh are the ones step 2 computed, so only the input
+   side is new (`TwinCritic.step_from_gates`). All losses use the critics as they were before this pass;
+   one backward, then each optimiser steps after its own gradient-norm clip; targets follow by Polyak
+   averaging.
+The GRU's own per-step loop aside (`sacbot.agent.gru`), no Python loop over time; one host sync (the metrics)
+per pass.
 """
 
 from __future__ import annotations
