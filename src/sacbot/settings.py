@@ -68,8 +68,12 @@ class SacbotSettings(BaseSettings):
     eval_mode: bool = False
     # Another identity JSON, so one install can run under another name.
     bot_json: Path | None = None
-    radar_mode: Literal["spin", "lock"] = "spin"
+    # None: `play` takes the mode its checkpoint was trained with (else spin); `train-fast` spins.
+    radar_mode: Literal["spin", "lock"] | None = None
     aim_shaping: float = Field(0.0, ge=0.0)  # opt-in potential-based aim shaping k (sacbot.agent.features)
+    kickstart: float = Field(
+        0.0, ge=0.0
+    )  # opt-in weight of the teacher's term in the actor loss (teacher.py)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     seed: int | None = None
     # `sacbot play` (runtime): the channel between the realtime and trainer threads, and the trainer's pace.

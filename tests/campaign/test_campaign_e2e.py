@@ -230,7 +230,8 @@ def test_pretraining_phase_seeds_the_first_chunk(tmp_path: Path) -> None:
     cfg.write_text(
         cfg.read_text()
         + f'\n[pretrain]\nsteps = 3000\nenvs = 2\nopponents = ["{OPPONENT}"]\n'
-        + "updates_per_step = 0.2\ntorch_threads = 2\n"  # 2,000 warm-up steps, then ~100 updates
+        + "updates_per_step = 0.2\ntorch_threads = 2\nteacher_lead = 1000\n"  # 2,000 warm-up, ~100 updates
+        + '[bot]\nradar_mode = "lock"\nkickstart = 3.0\n'
     )
     out = tmp_path / "run"
     result = campaign(cfg, out)
@@ -239,7 +240,12 @@ def test_pretraining_phase_seeds_the_first_chunk(tmp_path: Path) -> None:
     assert events.index("pretrain_done") < events.index("chunk_start")
     start = next(e for e in log(out) if e["event"] == "pretrain_start")
     assert "--updates-per-step 0.2" in start["command"] and "--torch-threads 2" in start["command"]
-    pretrained, _ = load_checkpoint(out / "pretrain" / "latest.zip")
-    trained, _ = load_checkpoint(out / "weights" / "latest.zip")
+    assert "--teacher-lead 1000" in start["command"]
+    pretrained, pre_meta = load_checkpoint(out / "pretrain" / "latest.zip")
+    trained, meta = load_checkpoint(out / "weights" / "latest.zip")
+    # The [bot] table reached the pretraining and the real-time bot alike; both checkpoints record it.
+    assert pre_meta is not None and meta is not None
+    assert (pre_meta.extra["radar_mode"], pre_meta.extra["kickstart"]) == ("lock", 3.0)
+    assert (meta.extra["radar_mode"], meta.extra["kickstart"]) == ("lock", 3.0)
     assert int(pretrained["counters.env_steps"]) >= 3000 and int(pretrained["counters.updates"]) > 0
     assert int(trained["counters.env_steps"]) > int(pretrained["counters.env_steps"])

@@ -68,9 +68,14 @@ opponents = ["Corners", "Walls"]
 [pretrain]
 steps = 1000
 opponents = ["SpinBot"]
+[bot]
+radar_mode = "lock"
+kickstart = 2.5
 """
     )
     c = load_campaign(path)
+    assert c.bot.environment() == {"SACBOT_RADAR_MODE": "lock", "SACBOT_KICKSTART": "2.5"}
+    assert parse_campaign(MINIMAL).bot.environment() == {}  # unset: the environment's own settings hold
     assert c.server.url == "ws://127.0.0.1:7654" and c.server.bot_secret == "b"
     assert c.game.setup == {"turn_timeout": 40000}
     assert c.opponents["SacTwin"] == 3 and c.eval.opponents == ["Corners", "Walls"]
@@ -89,6 +94,9 @@ opponents = ["SpinBot"]
         ({**MINIMAL, "game": {"type": "2v2"}}, "game.type"),
         ({**MINIMAL, "eval": {"every": 2}}, "eval"),
         ({**MINIMAL, "chunkz": 1}, "chunkz"),
+        ({**MINIMAL, "bot": {"kickstart": -1}}, "bot.kickstart"),
+        ({**MINIMAL, "bot": {"radar_mode": "sweep"}}, "bot.radar_mode"),
+        ({**MINIMAL, "bot": {"radar": "lock"}}, "bot.radar"),
         ({k: v for k, v in MINIMAL.items() if k != "name"}, "name"),
     ],
 )

@@ -33,6 +33,7 @@ from torch import Tensor
 from sacbot.agent.heap import retain_freed_memory
 from sacbot.agent.networks import Actor, NetworkSizes, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
+from sacbot.agent.teacher import distillation_loss
 from sacbot.errors import UserError
 
 # Stacked critic parameter -> the per-critic name it is saved under (as a torch.nn critic would name it).
@@ -74,6 +75,11 @@ class TrainerConfig:
     # hidden states, so a target is one GRU step of the target weights; "target" runs the target critics over
     # the whole window first (one more pass of two GRUs over L steps, about a sixth of an update's work).
     target_history: str = "online"
+    # Opt-in kickstarting (`sacbot.agent.teacher`): the weight of the distillation term
+    # mean ||tanh(mu(s_t)) - teacher(s_t)||^2 added to the actor loss on the trained steps; 0 = off.
+    kickstart: float = 0.0
+    arena_width: float = 800.0  # the teacher reads positions in these units (the 1v1 arena)
+    arena_height: float = 600.0
 
     @property
     def window(self) -> int:
@@ -257,6 +263,10 @@ class SacTrainer:
         q_pi = self.critic.step_from_gates(x_pi, h_prev, gh_seq).min(0).values
         logp_now = logp[:-1]
         actor_loss = (alpha * logp_now - q_pi).mean()
+        kick = torch.zeros((), device=self.device)
+        if cfg.kickstart > 0.0:
+            kick = distillation_loss(torch.tanh(mu[:-1]), obs[b:L], cfg.arena_width, cfg.arena_height)
+            actor_loss = actor_loss + cfg.kickstart * kick
         alpha_loss = -(self.log_alpha * (logp_now.detach() + cfg.entropy_target())).mean()
         return {
             "critic_loss": critic_loss,
@@ -264,6 +274,7 @@ class SacTrainer:
             "alpha_loss": alpha_loss,
             "entropy": -logp_now.detach().mean(),
             "q": q.detach().mean(),
+            "kickstart_loss": kick.detach(),
         }
 
     def _update(self, batch: Batch) -> dict[str, float]:
@@ -290,11 +301,14 @@ class SacTrainer:
                 loss["q"],
                 critic_norm,
                 actor_norm,
+                loss["kickstart_loss"],
             ]
         ).tolist()
         self.publish()
         keys = ("critic_loss", "actor_loss", "alpha_loss", "alpha", "entropy", "q_mean", "critic_grad_norm")
-        metrics: dict[str, float] = dict(zip(keys + ("actor_grad_norm",), values, strict=True))
+        metrics: dict[str, float] = dict(
+            zip(keys + ("actor_grad_norm", "kickstart_loss"), values, strict=True)
+        )
         metrics["updates"] = float(self.updates)
         metrics["replay_size"] = float(len(self.replay))
         metrics["env_steps"] = float(self.env_steps)

@@ -101,6 +101,25 @@ class PretrainConfig(_Strict):
     opponents: list[str] = Field(..., min_length=1)
     updates_per_step: float = Field(default=1.0, ge=0.0)  # SAC updates per vector step (`--updates-per-step`)
     torch_threads: int = Field(default=1, ge=1)  # `--torch-threads`: nothing else runs during pretraining
+    teacher_lead: int = Field(default=0, ge=0)  # `--teacher-lead`: first N steps played by the teacher
+
+
+class BotSettings(_Strict):
+    """Opt-in settings of the training bot, for pretraining, real-time chunks and evals alike.
+
+    Each one, when given, is passed on as its SACBOT_* variable (`sacbot.settings`); unset ones keep whatever
+    the environment says. The defaults of the specification (spin radar, no shaping, no teacher) apply when
+    neither sets them.
+    """
+
+    radar_mode: Literal["spin", "lock"] | None = None
+    aim_shaping: float | None = Field(default=None, ge=0.0)
+    kickstart: float | None = Field(default=None, ge=0.0)
+
+    def environment(self) -> dict[str, str]:
+        """The SACBOT_* variables these settings stand for."""
+        values = {"radar_mode": self.radar_mode, "aim_shaping": self.aim_shaping, "kickstart": self.kickstart}
+        return {f"SACBOT_{k.upper()}": str(v) for k, v in values.items() if v is not None}
 
 
 class Campaign(_Strict):
@@ -122,6 +141,7 @@ class Campaign(_Strict):
     retry: RetryConfig = Field(default_factory=RetryConfig)
     liveness: LivenessConfig = Field(default_factory=LivenessConfig)
     pretrain: PretrainConfig | None = None
+    bot: BotSettings = Field(default_factory=BotSettings)
 
     @field_validator("opponents")
     @classmethod

@@ -219,6 +219,7 @@ class ArenaBackend:
         weights = self.paths.weights
         weights.mkdir(parents=True, exist_ok=True)
         env = {
+            **self.campaign.bot.environment(),
             "SACBOT_WEIGHTS_DIR": str(weights.resolve()),
             "SACBOT_OPPONENT": opponent_name(opponent),
             "SACBOT_EVAL_MODE": "0",
@@ -243,6 +244,7 @@ class ArenaBackend:
         eval_weights = self.paths.eval_dir / "weights"  # eval mode writes nothing; never the training folder
         eval_weights.mkdir(parents=True, exist_ok=True)
         env = {
+            **self.campaign.bot.environment(),
             "SACBOT_WEIGHTS_DIR": str(eval_weights.resolve()),
             "SACBOT_OPPONENT": opponent_name(opponent),
             "SACBOT_EVAL_MODE": "1",
@@ -273,13 +275,19 @@ class ArenaBackend:
             sys.executable, "-m", "sacbot", "train-fast", "--opponents", ",".join(cfg.opponents),
             "--steps", str(cfg.steps), "--envs", str(cfg.envs), "--out", str(out),
             "--seed", str(self.campaign.seed), "--updates-per-step", str(cfg.updates_per_step),
-            "--torch-threads", str(cfg.torch_threads),
+            "--torch-threads", str(cfg.torch_threads), "--teacher-lead", str(cfg.teacher_lead),
         ]  # fmt: skip
         report({"event": "pretrain_start", "command": " ".join(cmd)})
         self.paths.logs.mkdir(parents=True, exist_ok=True)
         log_path = self.paths.logs / "pretrain.log"
         with open(log_path, "ab") as log_file:  # stdout stays free for --json progress lines
-            done = subprocess.run(cmd, check=False, stdout=log_file, stderr=subprocess.STDOUT)
+            done = subprocess.run(
+                cmd,
+                check=False,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **self.campaign.bot.environment()},
+            )
         if done.returncode == 2:
             raise UserError(f"pretrain: `sacbot train-fast` refused the settings (see {log_path})", 2)
         if done.returncode != 0:

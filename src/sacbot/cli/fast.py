@@ -19,6 +19,12 @@ def train_fast(
     ),
     save_every: int = typer.Option(20_000, "--save-every", min=1, help="Environment steps between saves."),
     workers: int = typer.Option(0, "--workers", min=0, help="Processes stepping the arenas (0: this one)."),
+    teacher_lead: int = typer.Option(
+        0,
+        "--teacher-lead",
+        min=0,
+        help="First N env steps: the scripted teacher acts, with noise (with SACBOT_KICKSTART).",
+    ),
     torch_threads: int = typer.Option(
         1,
         "--torch-threads",
@@ -39,6 +45,7 @@ def train_fast(
         save_every=save_every,
         workers=workers,
         torch_threads=torch_threads,
+        teacher_lead=teacher_lead,
         log=lambda line: print(f"sacbot train-fast: {line}", file=sys.stderr, flush=True),
     )
     rate = (summary.env_steps and summary.env_steps / max(summary.seconds, 1e-9)) or 0.0

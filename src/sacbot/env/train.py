@@ -37,6 +37,8 @@ from sacbot.env.arena_env import parse_opponents
 from sacbot.env.vector import VecTankRoyaleEnv
 from sacbot.errors import UserError
 
+TEACHER_NOISE = 0.3  # std of the noise on the teacher's actions while it leads (`teacher_lead`)
+
 
 @dataclass
 class _RoundBuffer:
@@ -81,6 +83,8 @@ def train_fast(
     max_turns: int | None = 5_000,
     radar_mode: str | None = None,
     aim_shaping: float | None = None,
+    kickstart: float | None = None,
+    teacher_lead: int = 0,
     torch_threads: int | None = 1,
     workers: int = 0,
     log: Callable[[str], None] | None = None,
@@ -111,20 +115,26 @@ def train_fast(
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
-    if radar_mode is None or aim_shaping is None:
-        # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING): training sees what play will see.
+    if radar_mode is None or aim_shaping is None or kickstart is None:
+        # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART): training sees
+        # what play will see.
         from sacbot.settings import load_sacbot_settings
 
         settings = load_sacbot_settings()
-        radar_mode = settings.radar_mode if radar_mode is None else radar_mode
+        radar_mode = (settings.radar_mode or "spin") if radar_mode is None else radar_mode
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
+        kickstart = settings.kickstart if kickstart is None else kickstart
+    if teacher_lead < 0:
+        raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
+    if not kickstart >= 0.0:
+        raise UserError(f"kickstart must be 0 (off) or more, not {kickstart!r}", exit_code=2)
     if radar_mode not in ("spin", "lock"):
         raise UserError(f"radar_mode must be 'spin' or 'lock', not {radar_mode!r}", exit_code=2)
     mode: RadarMode = "lock" if radar_mode == "lock" else "spin"
     vec = VecTankRoyaleEnv(
         envs, names, max_turns=max_turns, workers=workers, radar_mode=mode, aim_shaping=aim_shaping
     )
-    trainer = SacTrainer(TrainerConfig(device=device, seed=seed))
+    trainer = SacTrainer(TrainerConfig(device=device, seed=seed, kickstart=kickstart))
     if latest_path(out).is_file():
         restore_trainer(latest_path(out), trainer)
         say(f"resumed from {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
@@ -145,6 +155,7 @@ def train_fast(
         # vector step ran ~10x slower (1.5k vs 17k steps/s, 16 arenas on 2 cores) until capped the same way.
         blas_limit = threadpool_limits(limits=1, user_api="blas")  # also when torch takes more threads
     sizes = trainer.config.sizes
+    lead_rng = np.random.default_rng(seed + 1)
     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
     hidden = np.zeros((envs, actor.hidden_dim), np.float32)
@@ -171,6 +182,8 @@ def train_fast(
                 "written_by": "sacbot train-fast",
                 "opponents": list(names),
                 "radar_mode": radar_mode,
+                "aim_shaping": aim_shaping,
+                "kickstart": kickstart,
             },
         )
         save_checkpoint(latest_path(out), arrays, meta)
@@ -192,6 +205,10 @@ def train_fast(
     try:
         while trainer.env_steps - start_steps < steps:
             actions, new_hidden = actor.step_batch(obs, hidden, deterministic=False)
+            if trainer.env_steps - start_steps < teacher_lead:
+                # The teacher drives (with exploration noise) while the actor's hidden state follows along:
+                # off-policy data from play that hits and wins, in the states the teacher reaches.
+                actions = teacher_actions(obs, lead_rng)
             next_obs, rewards, terminated, truncated, infos = vec.step(actions)
             for i, buf in enumerate(buffers):
                 buf.actions.append(actions[i])
@@ -249,6 +266,16 @@ def train_fast(
         score_share={n: round(_share(w), 4) for n, w in windows.items() if w},
         wins=wins,
     )
+
+
+def teacher_actions(obs: np.ndarray, rng: np.random.Generator, noise: float = TEACHER_NOISE) -> np.ndarray:
+    """The teacher's actions for a batch of states, with Gaussian exploration noise, clipped to [-1, 1]."""
+    import torch
+
+    from sacbot.agent.teacher import teacher_action
+
+    acts = teacher_action(torch.from_numpy(obs)).numpy()
+    return np.clip(acts + rng.normal(0.0, noise, acts.shape), -1.0, 1.0).astype(np.float32)
 
 
 def _store_round(replay: Any, buf: _RoundBuffer, terminated: bool) -> None:

@@ -127,16 +127,22 @@ def run_play(eval_flag: bool = False) -> PlayResult:
     from sacbot.runtime.policy import RealtimePolicy
     from sacbot.runtime.records import ChannelItem
     from sacbot.runtime.saver import RoundEndSaver
-    from sacbot.runtime.startup import actor_specs, choose_start
+    from sacbot.runtime.startup import actor_specs, choose_start, radar_mode_for
     from sacbot.runtime.trainer import TrainerConfig as LoopConfig
     from sacbot.runtime.trainer import TrainerThread
 
     torch.set_num_threads(settings.torch_threads)
     sac = SacTrainer(
-        TrainerConfig(device=settings.device, seed=settings.seed or 0, batch_size=settings.batch_size)
+        TrainerConfig(
+            device=settings.device,
+            seed=settings.seed or 0,
+            batch_size=settings.batch_size,
+            kickstart=settings.kickstart,
+        )
     )
     start = choose_start(settings.checkpoint, weights, opponent, sac.array_specs(), actor_only=eval_mode)
-    features = AgentFeatures(settings.radar_mode, settings.aim_shaping)
+    radar_mode, radar_source = radar_mode_for(settings.radar_mode, start.meta)
+    features = AgentFeatures(radar_mode, settings.aim_shaping)
     trainer: TrainerThread | None = None
     crash: list[str] = []
     stopper = _Stopper()
@@ -162,7 +168,16 @@ def run_play(eval_flag: bool = False) -> PlayResult:
         learner = AgentLearner(sac)
         channel: DropOldestChannel[ChannelItem] = DropOldestChannel(settings.channel_capacity)
         try:
-            saver = RoundEndSaver(weights, opponent, settings.best_window)
+            saver = RoundEndSaver(
+                weights,
+                opponent,
+                settings.best_window,
+                trained_with={
+                    "radar_mode": radar_mode,
+                    "aim_shaping": settings.aim_shaping,
+                    "kickstart": settings.kickstart,
+                },
+            )
         except OSError as exc:
             raise UserError(f"cannot use the weights folder {weights}: {exc.strerror or exc}", 2) from None
 
@@ -199,7 +214,7 @@ def run_play(eval_flag: bool = False) -> PlayResult:
             deterministic=False,
             keep_all_latencies=settings.stats_file is not None,
         )
-    _say(f"{identity.name}: {start.source}; weights folder {weights}")
+    _say(f"{identity.name}: {start.source}; weights folder {weights}; radar {radar_mode} ({radar_source})")
 
     stopper.install()
     gc.collect()

@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -74,9 +75,16 @@ class RoundEndSaver:
     """Writes everything a round end leaves on disk (see the module docstring). Trainer thread only."""
 
     def __init__(
-        self, weights_dir: Path, opponent: str | None, best_window: int, log: TextIO = sys.stderr
+        self,
+        weights_dir: Path,
+        opponent: str | None,
+        best_window: int,
+        log: TextIO = sys.stderr,
+        trained_with: Mapping[str, Any] | None = None,
     ) -> None:
         self.weights_dir = weights_dir
+        # Settings the checkpoints record (radar mode, ...), so a later `play` or `eval` can follow them.
+        self.trained_with = dict(trained_with or {})
         self.opponent = opponent
         self.log = log
         weights_dir.mkdir(parents=True, exist_ok=True)
@@ -93,7 +101,7 @@ class RoundEndSaver:
             updates=learner.updates,
             network_sizes=learner.network_sizes(),
             opponent=self.opponent,
-            extra={"round_total": self.rounds_total, "written_by": "sacbot play"},
+            extra={**self.trained_with, "round_total": self.rounds_total, "written_by": "sacbot play"},
         )
         latest = latest_path(self.weights_dir)
         save_checkpoint(latest, arrays, meta)

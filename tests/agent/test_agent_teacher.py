@@ -1,0 +1,148 @@
+"""The kickstarting teacher: its actions on hand-made states, its play in the engine, and the trainer term."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from sacbot.agent.features import UNSEEN_ENEMY
+from sacbot.agent.networks import NetworkSizes
+from sacbot.agent.teacher import teacher_action
+from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.env import TankRoyaleEnv
+
+W, H = 800.0, 600.0
+DIAGONAL = math.hypot(W, H)
+
+
+def state(
+    x: float = 400.0,
+    y: float = 300.0,
+    body: float = 0.0,
+    speed: float = 0.0,
+    gun: float = 0.0,
+    enemy: tuple[float, float, float, float, float] | None = None,
+) -> torch.Tensor:
+    """A state; `enemy` = (distance, bearing from our body heading in degrees, heading, speed, energy)."""
+    s = np.zeros(17, np.float32)
+    s[0], s[1], s[2], s[3], s[4] = x / W, y / H, body / 180.0, speed / 8.0, gun / 180.0
+    s[7] = 1.0
+    s[8:12] = (H - y) / H, y / H, (W - x) / W, x / W
+    if enemy is None:
+        s[12:17] = UNSEEN_ENEMY
+    else:
+        d, b, heading, v, e = enemy
+        s[12:17] = d / DIAGONAL, b / 180.0, heading / 180.0, v / 8.0, e / 100.0
+    return torch.from_numpy(s)
+
+
+def test_before_the_first_scan_the_gun_spins_and_nothing_fires() -> None:
+    a = teacher_action(state())
+    assert a.tolist() == [0.0, 0.0, 1.0, -1.0]
+
+
+def test_a_still_enemy_dead_ahead_of_the_gun_is_shot_at_full_power() -> None:
+    a = teacher_action(state(gun=30.0, enemy=(100.0, 30.0, 0.0, 0.0, 1.0)))
+    assert abs(float(a[2])) < 1e-4  # no gun turn needed
+    assert float(a[3]) == pytest.approx(1.0)  # power 3 at 100 away
+
+
+def test_the_gun_turns_toward_an_enemy_off_to_the_left_and_holds_fire() -> None:
+    a = teacher_action(state(gun=0.0, enemy=(300.0, 90.0, 0.0, 0.0, 1.0)))
+    assert float(a[2]) == 1.0 and float(a[3]) == -1.0  # Tank Royale: positive turns counter-clockwise
+
+
+def test_the_aim_leads_a_crossing_target() -> None:
+    # Enemy 300 east, driving north at 2; a power-2 bullet (14/turn) needs ~22 turns, so the aim point is
+    # ~44 north of it: ~8 degrees left of east, a gun turn of ~0.4 of the maximum 20.
+    a = teacher_action(state(gun=0.0, enemy=(300.0, 0.0, 90.0, 2.0, 1.0)))
+    assert 0.3 < float(a[2]) < 0.5 and float(a[3]) * 3.0 < 0.1  # not aimed yet: no shot
+
+
+def test_the_body_drives_across_the_line_of_fire_and_reverses_before_a_wall() -> None:
+    free = teacher_action(state(x=400, y=300, body=90.0, speed=8.0, enemy=(200.0, -90.0, 0.0, 0.0, 1.0)))
+    assert float(free[1]) == 1.0 and abs(float(free[0])) < 0.2  # already across: keep going north
+    walled = teacher_action(state(x=400, y=560, body=90.0, speed=8.0, enemy=(200.0, -90.0, 0.0, 0.0, 1.0)))
+    assert float(walled[1]) == -1.0  # the north wall is ahead: back off south
+
+
+def test_batched_actions_equal_one_at_a_time_and_stay_in_range() -> None:
+    rng = np.random.default_rng(3)
+    batch = torch.from_numpy(rng.uniform(-1, 1, (5, 7, 17)).astype(np.float32))
+    out = teacher_action(batch)
+    assert out.shape == (5, 7, 4) and float(out.abs().max()) <= 1.0
+    assert torch.allclose(out[2, 3], teacher_action(batch[2, 3]))
+
+
+@pytest.mark.parametrize("opponent", ["Target", "SpinBot"])
+def test_the_teacher_wins_real_engine_rounds(opponent: str) -> None:
+    env = TankRoyaleEnv(opponent, radar_mode="lock", rounds_per_game=2, max_turns=3000)
+    obs, _ = env.reset(seed=5)
+    won = 0
+    for _ in range(2):
+        while True:
+            obs, _, terminated, truncated, info = env.step(teacher_action(torch.from_numpy(obs)).numpy())
+            if terminated or truncated:
+                won += info["round_result"]["outcome"] == "won"
+                break
+        obs, _ = env.reset()
+    assert won == 2
+
+
+SMALL = NetworkSizes(embed=32, hidden=32, head=32)
+
+
+def _filled(kickstart: float) -> SacTrainer:
+    """A small trainer whose replay holds real engine rounds, played by the teacher with noise."""
+    trainer = SacTrainer(
+        TrainerConfig(
+            sizes=SMALL, batch_size=16, replay_capacity=4000, device="cpu", seed=1, kickstart=kickstart
+        )
+    )
+    rng = np.random.default_rng(0)
+    env = TankRoyaleEnv("SpinBot", radar_mode="lock", max_turns=300)
+    for round_seed in range(3):
+        obs, _ = env.reset(seed=round_seed)
+        states, actions, rewards = [obs], [], []
+        while True:
+            a = teacher_action(torch.from_numpy(obs)).numpy() + rng.normal(0.0, 0.3, 4)
+            a = np.clip(a, -1.0, 1.0).astype(np.float32)
+            obs, r, terminated, truncated, _ = env.step(a)
+            states.append(obs)
+            actions.append(a)
+            rewards.append(r)
+            if terminated or truncated:
+                break
+        n = len(actions)
+        done = np.zeros(n, np.float32)
+        done[-1] = float(terminated)
+        trainer.replay.add_round(
+            np.stack(states),
+            np.stack(actions),
+            np.asarray(rewards, np.float32),
+            done,
+            np.zeros((n, SMALL.hidden), np.float32),
+        )
+    return trainer
+
+
+def test_kickstarting_pulls_the_actor_toward_the_teacher() -> None:
+    trainer = _filled(kickstart=5.0)
+    losses = []
+    for _ in range(150):
+        m = trainer.train_step()
+        assert m is not None
+        losses.append(m["kickstart_loss"])
+    assert np.mean(losses[-10:]) < 0.5 * np.mean(losses[:10])
+
+
+def test_without_kickstarting_the_term_is_zero_and_the_losses_are_unchanged() -> None:
+    off, on = _filled(kickstart=0.0), _filled(kickstart=5.0)
+    m_off, m_on = off.train_step(), on.train_step()
+    assert m_off is not None and m_on is not None
+    assert m_off["kickstart_loss"] == 0.0 and m_on["kickstart_loss"] > 0.0
+    assert m_off["critic_loss"] == pytest.approx(m_on["critic_loss"])  # same batch, same critics
+    assert m_on["actor_loss"] > m_off["actor_loss"]  # the term is added on top
