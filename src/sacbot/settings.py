@@ -70,10 +70,9 @@ class SacbotSettings(BaseSettings):
     bot_json: Path | None = None
     # None: `play` takes the mode its checkpoint was trained with (else spin); `train-fast` spins.
     radar_mode: Literal["spin", "lock"] | None = None
-    aim_shaping: float = Field(0.0, ge=0.0)  # opt-in potential-based aim shaping k (sacbot.agent.features)
-    kickstart: float = Field(
-        0.0, ge=0.0
-    )  # opt-in weight of the teacher's term in the actor loss (teacher.py)
+    # Opt-in: potential-based aim shaping k (sacbot.agent.features), the teacher's weight (agent.teacher).
+    aim_shaping: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    kickstart: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     seed: int | None = None
     # `sacbot play` (runtime): the channel between the realtime and trainer threads, and the trainer's pace.

@@ -238,6 +238,9 @@ def test_pretraining_phase_seeds_the_first_chunk(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     events = [e["event"] for e in log(out)]
     assert events.index("pretrain_done") < events.index("chunk_start")
+    # The pretrained weights were scored before any real-time chunk (eval "chunk 0").
+    first_eval = next(e for e in log(out) if e["event"] == "eval_done")
+    assert first_eval["chunk"] == 0 and events.index("eval_done") < events.index("chunk_start")
     start = next(e for e in log(out) if e["event"] == "pretrain_start")
     assert "--updates-per-step 0.2" in start["command"] and "--torch-threads 2" in start["command"]
     assert "--teacher-lead 1000" in start["command"]

@@ -191,3 +191,36 @@ def test_start_from_and_pretraining_seed_latest_once(tmp_path: Path) -> None:
     assert backend.calls == [("pretrain", 0), ("pretrain", 0), ("chunk", 1)]
     log_events = [e["event"] for e in events(out)]
     assert log_events.count("pretrain_done") == 1 and log_events.count("chunk_failed") == 1
+
+
+def test_pretrained_weights_are_evaluated_before_the_first_chunk_also_after_an_interrupt(
+    tmp_path: Path,
+) -> None:
+    campaign = parse_campaign(
+        {
+            "name": "p0",
+            "chunks": {"rounds": 1, "budget": 1},
+            "opponents": {"Walls": 1},
+            "eval": {"every": 1, "rounds": 1, "opponents": ["SpinBot"]},
+            "pretrain": {"steps": 10, "opponents": ["SpinBot"]},
+        }
+    )
+
+    class Pretrains(ScriptedBackend):
+        def pretrain(self, report: Any) -> None:
+            self.calls.append(("pretrain", 0))
+            save_checkpoint(self.paths.latest, {"w": np.full(3, 5, np.float32)}, CheckpointMeta())
+
+    class EvalInterrupted(Pretrains):
+        def run_eval(self, checkpoint: Path, opponent: str, rounds: int, report: Any) -> GameScore:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        CampaignLoop(campaign, tmp_path, EvalInterrupted(tmp_path, [], []), sleep=lambda s: None).run()
+    again = Pretrains(tmp_path, ["ok"], [0.7, 0.4])
+    CampaignLoop(campaign, tmp_path, again, sleep=lambda s: None).run()
+    # Pretraining is not repeated; its weights are scored (eval 0) before chunk 1 trains on.
+    assert again.calls == [("eval", "SpinBot"), ("chunk", 1), ("eval", "SpinBot")]
+    assert [e["chunk"] for e in events(tmp_path) if e["event"] == "eval_done"] == [0, 1]
+    best, _ = load_checkpoint(tmp_path / "weights" / "best.zip")
+    assert float(best["w"][0]) == 5.0  # chunk 1 scored worse: best.zip still holds the pretrained weights

@@ -97,6 +97,8 @@ kickstart = 2.5
         ({**MINIMAL, "bot": {"kickstart": -1}}, "bot.kickstart"),
         ({**MINIMAL, "bot": {"radar_mode": "sweep"}}, "bot.radar_mode"),
         ({**MINIMAL, "bot": {"radar": "lock"}}, "bot.radar"),
+        ({**MINIMAL, "bot": {"kickstart": float("inf")}}, "bot.kickstart"),
+        ({**MINIMAL, "bot": {"kickstart": 5.0}, "game": {"setup": {"arena_width": 1000}}}, "bot.kickstart"),
         ({k: v for k, v in MINIMAL.items() if k != "name"}, "name"),
     ],
 )

@@ -11,7 +11,7 @@ represent:
   the gun turns toward that point, and it fires when the gun already points within about half a bot width
   of it (bullets leave along the pre-turn gun heading). Power 3 near, 2 mid-range, 1 far, less when low on
   energy (misses cost energy: a bot that sprays itself empty loses to one that barely shoots).
-- Body: full speed across the line to the enemy, tilted to hold a middle distance, keeping the travel
+- Body: full speed across the line to the enemy, tilted to hold about 200 away, keeping the travel
   direction it has (read from the body heading and the sign of the speed) until the wall ahead is near, then
   reversing; forward or backward, whichever needs less turning. Head-on aim (what most classic bots use)
   falls behind a tank that keeps moving across it.

@@ -266,7 +266,6 @@ class SacTrainer:
         kick = torch.zeros((), device=self.device)
         if cfg.kickstart > 0.0:
             kick = distillation_loss(torch.tanh(mu[:-1]), obs[b:L], cfg.arena_width, cfg.arena_height)
-            actor_loss = actor_loss + cfg.kickstart * kick
         alpha_loss = -(self.log_alpha * (logp_now.detach() + cfg.entropy_target())).mean()
         return {
             "critic_loss": critic_loss,
@@ -274,7 +273,7 @@ class SacTrainer:
             "alpha_loss": alpha_loss,
             "entropy": -logp_now.detach().mean(),
             "q": q.detach().mean(),
-            "kickstart_loss": kick.detach(),
+            "kickstart_loss": kick,  # the actor minimises actor_loss + kickstart * kickstart_loss
         }
 
     def _update(self, batch: Batch) -> dict[str, float]:
@@ -282,7 +281,10 @@ class SacTrainer:
         loss = self.losses(*self._tensors(batch))
         for opt in (self.actor_opt, self.critic_opt, self.alpha_opt):
             opt.zero_grad(set_to_none=True)
-        (loss["critic_loss"] + loss["actor_loss"] + loss["alpha_loss"]).backward()
+        actor_total = loss["actor_loss"]
+        if cfg.kickstart > 0.0:
+            actor_total = actor_total + cfg.kickstart * loss["kickstart_loss"]
+        (loss["critic_loss"] + actor_total + loss["alpha_loss"]).backward()
         critic_norm = torch.nn.utils.clip_grad_norm_(self._critic_params, cfg.grad_clip, foreach=True)
         actor_norm = torch.nn.utils.clip_grad_norm_(self._actor_params, cfg.grad_clip, foreach=True)
         self.critic_opt.step()
@@ -301,7 +303,7 @@ class SacTrainer:
                 loss["q"],
                 critic_norm,
                 actor_norm,
-                loss["kickstart_loss"],
+                loss["kickstart_loss"].detach(),
             ]
         ).tolist()
         self.publish()

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from sacbot.errors import UserError
 
+TEACHER_ARENA = (800, 600)  # the geometry sacbot.agent.teacher (TrainerConfig's default) plays in
 GameType = Literal["classic", "1v1", "melee", "twinduel", "custom"]
 
 
@@ -108,13 +109,13 @@ class BotSettings(_Strict):
     """Opt-in settings of the training bot, for pretraining, real-time chunks and evals alike.
 
     Each one, when given, is passed on as its SACBOT_* variable (`sacbot.settings`); unset ones keep whatever
-    the environment says. The defaults of the specification (spin radar, no shaping, no teacher) apply when
-    neither sets them.
+    the environment says. When neither sets them: no shaping, no teacher, and the radar mode a checkpoint was
+    trained with (spin for a fresh start).
     """
 
     radar_mode: Literal["spin", "lock"] | None = None
-    aim_shaping: float | None = Field(default=None, ge=0.0)
-    kickstart: float | None = Field(default=None, ge=0.0)
+    aim_shaping: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    kickstart: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
 
     def environment(self) -> dict[str, str]:
         """The SACBOT_* variables these settings stand for."""
@@ -172,11 +173,22 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
 
 def parse_campaign(data: dict[str, Any], source: str = "campaign") -> Campaign:
     try:
-        return Campaign.model_validate(data)
+        campaign = Campaign.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = err["msg"].removeprefix("Value error, ")
         raise UserError(f"{source}: {_field_path(err['loc'])}: {msg}", exit_code=2) from None
+    if campaign.bot.kickstart:
+        from sacbot.engine import game_setup_for
+
+        setup = game_setup_for(campaign.game.type, **campaign.game.setup)
+        if (setup.arena_width, setup.arena_height) != TEACHER_ARENA:
+            raise UserError(
+                f"{source}: bot.kickstart: the teacher plays the 800x600 arena (game type 1v1), not "
+                f"{setup.arena_width}x{setup.arena_height}",
+                exit_code=2,
+            )
+    return campaign
 
 
 def load_campaign(path: Path) -> Campaign:

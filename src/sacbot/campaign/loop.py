@@ -170,6 +170,11 @@ class CampaignLoop:
         chunk = state.completed
         try:
             self._prepare(state)
+            if chunk == 0 and self._pretrained_unscored(state):
+                # The pretrained weights get an eval of their own, so if real-time fine-tuning only makes
+                # them worse, best.zip still holds them.
+                self._eval(0)
+                state.evaluated.add(0)
             if chunk > 0 and eval_due(self.campaign, chunk) and chunk not in state.evaluated:
                 self._eval(chunk)  # the previous run stopped between a chunk and its eval
             while chunk < budget:
@@ -184,6 +189,14 @@ class CampaignLoop:
             raise
         self._event("finished", completed=state.completed, budget=budget, best=self.best_composite())
         return state
+
+    def _pretrained_unscored(self, state: ResumeState) -> bool:
+        return (
+            self.campaign.pretrain is not None
+            and self.campaign.eval.every > 0
+            and 0 not in state.evaluated
+            and self.paths.latest.exists()
+        )
 
     def best_composite(self) -> float | None:
         return stored_best_score(self.paths.best, self.kind)

@@ -16,6 +16,7 @@ game an arena started with `seed=s` plays, given the same bot ids) and whose opp
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -100,7 +101,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.game: Game | None = None
         self.opponent: ClassicBot | None = None
         self.opponent_name = self.opponents[0]
-        if not aim_shaping >= 0.0:
+        if not (aim_shaping >= 0.0 and math.isfinite(aim_shaping)):
             raise UserError(f"aim_shaping must be 0 (off) or more, not {aim_shaping!r}", exit_code=2)
         self.memory = RoundMemory(
             float(self.setup.arena_width), float(self.setup.arena_height), agent_id, aim_shaping=aim_shaping

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import time
 from collections import deque
@@ -121,12 +122,13 @@ def train_fast(
         from sacbot.settings import load_sacbot_settings
 
         settings = load_sacbot_settings()
-        radar_mode = (settings.radar_mode or "spin") if radar_mode is None else radar_mode
+        if radar_mode is None:
+            radar_mode = settings.radar_mode or _trained_radar_mode(Path(out)) or "spin"
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
         kickstart = settings.kickstart if kickstart is None else kickstart
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
-    if not kickstart >= 0.0:
+    if not (kickstart >= 0.0 and math.isfinite(kickstart)):
         raise UserError(f"kickstart must be 0 (off) or more, not {kickstart!r}", exit_code=2)
     if radar_mode not in ("spin", "lock"):
         raise UserError(f"radar_mode must be 'spin' or 'lock', not {radar_mode!r}", exit_code=2)
@@ -205,7 +207,7 @@ def train_fast(
     try:
         while trainer.env_steps - start_steps < steps:
             actions, new_hidden = actor.step_batch(obs, hidden, deterministic=False)
-            if trainer.env_steps - start_steps < teacher_lead:
+            if trainer.env_steps < teacher_lead:  # counted from the run's start, so a resume goes on
                 # The teacher drives (with exploration noise) while the actor's hidden state follows along:
                 # off-policy data from play that hits and wins, in the states the teacher reaches.
                 actions = teacher_actions(obs, lead_rng)
@@ -266,6 +268,18 @@ def train_fast(
         score_share={n: round(_share(w), 4) for n, w in windows.items() if w},
         wins=wins,
     )
+
+
+def _trained_radar_mode(out: Path) -> str | None:
+    """The radar mode a resumed run was trained with (its latest.zip), as `sacbot play` follows it."""
+    from sacbot.checkpoint import CheckpointError, latest_path, read_meta
+
+    try:
+        meta = read_meta(latest_path(out)) if latest_path(out).is_file() else None
+    except CheckpointError:
+        return None  # restoring it fails later with its own clear line
+    mode = meta.extra.get("radar_mode") if meta is not None else None
+    return mode if mode in ("spin", "lock") else None
 
 
 def teacher_actions(obs: np.ndarray, rng: np.random.Generator, noise: float = TEACHER_NOISE) -> np.ndarray:
