@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -105,11 +106,14 @@ def play(
     opponent: str = typer.Option(
         "SpinBot", "--opponent", help="Opponent: a name under bots/, or a bot folder."
     ),
+    checkpoint: Path | None = typer.Option(
+        None, "--checkpoint", help="Start the bot from this archive (else a fresh init)."
+    ),
 ) -> None:
     """Tick-to-intent latency of `sacbot play` with the trainer running flat out."""
     from sacbot.runtime.bench import bench_play
 
-    figures = bench_play(turns, opponent)
+    figures = bench_play(turns, opponent, checkpoint)
     _print_figures(figures, json_output)
 
 

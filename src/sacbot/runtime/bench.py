@@ -2,9 +2,9 @@
 
 The arena (embedded, TPS -1, the 30 ms turn timeout) and the controller run in this process; `bots/SacBot` and
 the opponent are booted as their own processes, as in a real game. SacBot trains flat out
-(SACBOT_UTD_RATIO=0, no warm-up) into a temporary weights folder. After `turns` turns the game is
-stopped, SacBot gets SIGTERM (its clean shutdown writes its per-tick latencies to SACBOT_STATS_FILE) and the
-figures are computed from them.
+(SACBOT_UTD_RATIO=0, no warm-up) into a temporary weights folder, from a fresh init or from `checkpoint`.
+After `turns` turns the game is stopped, SacBot gets SIGTERM (its clean shutdown writes its per-tick
+latencies to SACBOT_STATS_FILE) and the figures are computed from them.
 """
 
 from __future__ import annotations
@@ -49,7 +49,9 @@ async def _drive(url: str, secret: str, setup: Any, names: list[str], turns: int
     return played
 
 
-def bench_play(turns: int = 20_000, opponent: str = "SpinBot") -> dict[str, Any]:
+def bench_play(
+    turns: int = 20_000, opponent: str = "SpinBot", checkpoint: Path | None = None
+) -> dict[str, Any]:
     from sacbot.arena.booter import Booter, read_bot_dir
     from sacbot.arena.server import EmbeddedArena
     from sacbot.engine import game_setup_for
@@ -58,6 +60,11 @@ def bench_play(turns: int = 20_000, opponent: str = "SpinBot") -> dict[str, Any]
     opponent_dir = Path(opponent) if Path(opponent).is_dir() else bots_root / opponent  # a name or a folder
     if not opponent_dir.is_dir():
         raise UserError(f"no bot directory {opponent_dir}", 2)
+    if checkpoint is not None:
+        from sacbot.checkpoint import read_meta
+
+        checkpoint = checkpoint.expanduser().resolve()
+        read_meta(checkpoint)  # a missing or broken archive fails here, in one line
     names = [read_bot_dir(repo_bot_dir()).name, read_bot_dir(opponent_dir).name]
     setup = game_setup_for("1v1", number_of_rounds=100_000)
     bot_secret, ctl_secret = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
@@ -69,6 +76,8 @@ def bench_play(turns: int = 20_000, opponent: str = "SpinBot") -> dict[str, Any]
             "SACBOT_UTD_RATIO": "0",
             "SACBOT_WARMUP_ROUNDS": "0",
         }
+        if checkpoint is not None:  # a trained bot: its weights, its settings (radar mode), training on
+            extra["SACBOT_CHECKPOINT"] = str(checkpoint)
         with (
             EmbeddedArena(bot_secrets={bot_secret}, controller_secrets={ctl_secret}, tps=-1) as arena,
             Booter(arena.url, bot_secret, log_dir=Path(tmp) / "logs", extra_env=extra) as booter,
