@@ -111,3 +111,28 @@ def test_final_table_takes_each_opponents_latest_eval_and_sums() -> None:
 @pytest.mark.parametrize("text", [None, "", "garbage", "nan kind"])
 def test_best_score_mirror_tolerates_anything(text: str | None) -> None:
     assert d.parse_best_score(text).score is None
+
+
+def test_training_win_rate_runs_over_pretraining_and_play_rounds_in_time_order() -> None:
+    pre_rounds = [{"time": 10.0 + i, "outcome": "won" if i >= 60 else "lost"} for i in range(100)]
+    play_rounds = [{"time": 200.0 + i, "outcome": "won"} for i in range(10)]
+    texts = {
+        d.PRETRAIN_ROUNDS: jsonl(*pre_rounds),
+        d.PLAY_ROUNDS: jsonl(*play_rounds, {"time": 300.0}),  # a line without an outcome is left out
+        d.PRETRAIN_METRICS: jsonl(metrics_line(0.0, 0, 0), metrics_line(110.0, 20_000, 500)),
+    }
+    data = d.parse_run(texts)
+    assert len(data.training_outcomes) == 110
+    series = d.training_win_rate_series(data, d.active_clock(data), window=50)
+    assert len(series) == 110 - 49
+    assert series[0].value == pytest.approx(0.0)  # rounds 0-49: all lost
+    assert series[60].value == pytest.approx(1.0)  # the last 50: 40 pretraining wins, then 10 in play
+    # Env steps between two metrics lines are interpolated: round 49 ends at t = 59 of 0..110 s.
+    assert series[0].env_steps == round(59 / 110 * 20_000)
+
+
+def test_a_zero_kickstart_loss_is_no_curve_but_a_real_one_is() -> None:
+    off = [d.MetricPoint(1.0, 10, "play", 1, {"critic_loss": 1.0, "kickstart_loss": 0.0})]
+    on = [d.MetricPoint(1.0, 10, "play", 1, {"critic_loss": 1.0, "kickstart_loss": 0.3})]
+    assert d.loss_series(off)["kickstart_loss"] == [] and d.loss_series(off)["critic_loss"] == [(10, 1.0)]
+    assert d.loss_series(on)["kickstart_loss"] == [(10, 0.3)]

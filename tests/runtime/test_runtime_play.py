@@ -68,6 +68,8 @@ def test_full_game_trains_and_saves_every_round(tmp_path: Path, monkeypatch: pyt
             "SACBOT_WEIGHTS_DIR": str(weights),
             "SACBOT_OPPONENT": OPPONENT.name,
             "SACBOT_BEST_WINDOW": "2",
+            "SACBOT_RADAR_MODE": "lock",
+            "SACBOT_KICKSTART": "2.0",  # the teacher's term joins the actor loss (sacbot.agent.teacher)
         },
     )
     seen: list[int] = []
@@ -86,14 +88,17 @@ def test_full_game_trains_and_saves_every_round(tmp_path: Path, monkeypatch: pyt
     assert result.number_of_rounds == 3 and seen == [1, 2, 3]
     log = bot_log(tmp_path / "logs")
     assert "fresh init" in log and log.count("saved") >= 3 and "Traceback" not in log
+    assert "radar lock (SACBOT_RADAR_MODE)" in log
     wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
     rounds = [json.loads(line) for line in (weights / "rounds.jsonl").read_text().splitlines()]
     assert [r["round"] for r in rounds] == [1, 2, 3]
     assert all(r["turns"] > 0 and r["tick_to_intent_p99_ms"] >= r["tick_to_intent_p50_ms"] for r in rounds)
     metrics = [json.loads(line) for line in (weights / "training_metrics.jsonl").read_text().splitlines()]
     assert [m["epoch"] for m in metrics] == [1, 2, 3]
+    assert any((m.get("kickstart_loss") or 0.0) > 0.0 for m in metrics)
     _, meta = load_checkpoint(weights / "latest.zip")
     assert meta is not None and meta.updates > 0 and meta.env_steps == sum(r["turns"] - 1 for r in rounds)
+    assert (meta.extra["radar_mode"], meta.extra["kickstart"]) == ("lock", 2.0)  # later runs follow it
     best = read_meta(weights / "opponents" / f"{OPPONENT.name}.zip")
     assert best is not None and best.score_kind == "play_score_share_last_2"
     assert not (weights / "best.zip").exists()

@@ -34,7 +34,8 @@ PLAY_ROUNDS = "weights/rounds.jsonl"
 PRETRAIN_METRICS = "pretrain/training_metrics.jsonl"
 PRETRAIN_ROUNDS = "pretrain/rounds.jsonl"
 JSONL_FILES = (CAMPAIGN_LOG, EVAL_LOG, PLAY_METRICS, PLAY_ROUNDS, PRETRAIN_METRICS, PRETRAIN_ROUNDS)
-LOSS_KEYS = ("critic_loss", "actor_loss", "alpha_loss")
+LOSS_KEYS = ("critic_loss", "actor_loss", "alpha_loss", "kickstart_loss")
+TRAINING_WINDOW = 50  # rounds in the training win-rate's moving window
 
 
 def parse_jsonl(text: str) -> tuple[list[dict[str, Any]], int]:
@@ -184,6 +185,8 @@ class RunData:
     metrics: list[MetricPoint] = field(default_factory=list)  # play and pretrain, by time
     rounds: list[RoundRow] = field(default_factory=list)  # play's rounds only
     pretrain_rounds: int = 0
+    # (time, won) of every training round, pretraining's and play's, in time order
+    training_outcomes: list[tuple[float, bool]] = field(default_factory=list)
     malformed: dict[str, int] = field(default_factory=dict)  # file -> malformed lines
     best: BestInfo = field(default_factory=BestInfo)
     round_counter: int | None = None
@@ -214,6 +217,11 @@ def parse_run(texts: Mapping[str, str | None], best: BestInfo | None = None) -> 
     data.metrics = sorted(pre + play, key=lambda p: p.time)
     data.rounds = round_rows(parsed[PLAY_ROUNDS])
     data.pretrain_rounds = len(parsed[PRETRAIN_ROUNDS])
+    data.training_outcomes = sorted(
+        (r.time, r.outcome == "won")
+        for r in round_rows(parsed[PRETRAIN_ROUNDS]) + data.rounds
+        if r.time is not None and r.outcome is not None
+    )
     return data
 
 
@@ -339,6 +347,41 @@ def loss_series(metrics: Sequence[MetricPoint]) -> dict[str, list[tuple[int, flo
             value = p.losses.get(key)
             if value is not None:
                 out[key].append((p.env_steps, value))
+    if not any(v for _, v in out["kickstart_loss"]):
+        out["kickstart_loss"] = []  # kickstarting off: the trainer logs a constant 0
+    return out
+
+
+def interpolated_env_steps(metrics: Sequence[MetricPoint], t: float) -> int | None:
+    """Env steps at time `t`, linear between the metrics lines around it (a save line comes every
+    20,000 steps in pretraining: rounds between two lines get their share)."""
+    if not metrics:
+        return None
+    times = [p.time for p in metrics]
+    i = bisect.bisect_right(times, t)
+    if i == 0:
+        return 0 if t < times[0] else metrics[0].env_steps
+    if i == len(metrics):
+        return metrics[-1].env_steps
+    a, b = metrics[i - 1], metrics[i]
+    if b.time <= a.time or b.env_steps < a.env_steps:
+        return a.env_steps  # a new session (resume) or a clock step: no straight line between them
+    share = (t - a.time) / (b.time - a.time)
+    return int(round(a.env_steps + share * (b.env_steps - a.env_steps)))
+
+
+def training_win_rate_series(data: RunData, clock: ActiveClock, window: int = TRAINING_WINDOW) -> list[Point]:
+    """Win rate of the last `window` training rounds (the stochastic policy, every opponent), after each round
+    from the `window`-th on, pretraining and real-time chunks alike."""
+    out: list[Point] = []
+    won = [w for _, w in data.training_outcomes]
+    running = 0
+    for i, (t, w) in enumerate(data.training_outcomes):
+        running += w
+        if i >= window:
+            running -= won[i - window]
+        if i + 1 >= window:
+            out.append(Point(interpolated_env_steps(data.metrics, t), clock(t), running / window))
     return out
 
 

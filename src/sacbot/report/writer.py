@@ -118,9 +118,29 @@ def _plots(
         )
     else:
         notes.append("No win-rate curves: no eval results.")
+    training = d.training_win_rate_series(data, clock)
+    if training and data.metrics:
+        todo.append(
+            (
+                "training_win_rate.png",
+                f"Training win rate (last {d.TRAINING_WINDOW} rounds, pretraining and real-time)",
+                lambda: plots.single(
+                    [(p.env_steps or 0, p.value) for p in training],
+                    f"Training win rate: last {d.TRAINING_WINDOW} rounds, stochastic policy, all opponents",
+                    "win rate",
+                    False,
+                    pre,
+                ),
+            )
+        )
+    else:
+        notes.append(f"No training win-rate curve: fewer than {d.TRAINING_WINDOW} training rounds logged.")
     loss = d.loss_series(data.metrics)
     if any(loss.values()):
-        todo.append(("losses.png", "Critic, actor and alpha losses", lambda: plots.losses(loss, pre)))
+        caption = "Critic, actor and alpha losses" + (
+            ", and the teacher's term" if loss["kickstart_loss"] else ""
+        )
+        todo.append(("losses.png", caption, lambda: plots.losses(loss, pre)))
     else:
         notes.append("No loss curves: no training metrics with losses (no update has run).")
     alpha = d.alpha_series(data.metrics)
