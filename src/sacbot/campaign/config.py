@@ -184,8 +184,8 @@ def parse_campaign(data: dict[str, Any], source: str = "campaign") -> Campaign:
         setup = game_setup_for(campaign.game.type, **campaign.game.setup)
         if (setup.arena_width, setup.arena_height) != TEACHER_ARENA:
             raise UserError(
-                f"{source}: bot.kickstart: the teacher plays the 800x600 arena (game type 1v1), not "
-                f"{setup.arena_width}x{setup.arena_height}",
+                f"{source}: bot.kickstart: the teacher plays the {TEACHER_ARENA[0]}x{TEACHER_ARENA[1]} arena "
+                f"(game type 1v1), not {setup.arena_width}x{setup.arena_height}",
                 exit_code=2,
             )
     return campaign

@@ -123,7 +123,9 @@ def train_fast(
 
         settings = load_sacbot_settings()
         if radar_mode is None:
-            radar_mode = settings.radar_mode or _trained_radar_mode(Path(out)) or "spin"
+            from sacbot.runtime.startup import radar_mode_for
+
+            radar_mode, _ = radar_mode_for(settings.radar_mode, _resumed_meta(Path(out)))
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
         kickstart = settings.kickstart if kickstart is None else kickstart
     if teacher_lead < 0:
@@ -270,16 +272,15 @@ def train_fast(
     )
 
 
-def _trained_radar_mode(out: Path) -> str | None:
-    """The radar mode a resumed run was trained with (its latest.zip), as `sacbot play` follows it."""
+def _resumed_meta(out: Path) -> Any:
+    """The metadata of the run's latest.zip (None: no run to resume), so a resumed run keeps the settings it
+    was trained with, as `sacbot play` does."""
     from sacbot.checkpoint import CheckpointError, latest_path, read_meta
 
     try:
-        meta = read_meta(latest_path(out)) if latest_path(out).is_file() else None
+        return read_meta(latest_path(out)) if latest_path(out).is_file() else None
     except CheckpointError:
         return None  # restoring it fails later with its own clear line
-    mode = meta.extra.get("radar_mode") if meta is not None else None
-    return mode if mode in ("spin", "lock") else None
 
 
 def teacher_actions(obs: np.ndarray, rng: np.random.Generator, noise: float = TEACHER_NOISE) -> np.ndarray:
