@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+from typing import Any
+
 import pytest
 import torch
 
+from sacbot.agent import native_gru
 from sacbot.agent.gru import gru_cell_from_gates, gru_sequence, gru_sequence_with_gates
 from sacbot.agent.heap import retain_freed_memory
+from sacbot.agent.native_build import native_enabled
 from sacbot.agent.networks import NetworkSizes, TwinCritic
 
 
@@ -52,10 +58,10 @@ def test_gates_are_the_hidden_side_preactivations() -> None:
     x, h0, w_ih, w_hh, b_ih, b_hh = (a.detach() for a in _inputs())
     out, gh = gru_sequence_with_gates(x, h0, w_ih, w_hh, b_ih, b_hh)
     h_prev = torch.cat([h0.unsqueeze(1), out[:, :-1]], 1)  # (G, T, B, H)
-    expect = torch.einsum("gtbh,gkh->tgbk", h_prev, w_hh) + b_hh[None, :, None]
+    expect = torch.einsum("gtbh,gkh->gtbk", h_prev, w_hh) + b_hh[:, None, None]
     assert torch.allclose(gh, expect, atol=1e-12)
     gi = torch.einsum("gtbi,gki->gtbk", x, w_ih) + b_ih[:, None, None]
-    assert torch.allclose(gru_cell_from_gates(gi, gh.transpose(0, 1), h_prev), out, atol=1e-12)
+    assert torch.allclose(gru_cell_from_gates(gi, gh, h_prev), out, atol=1e-12)
 
 
 @pytest.mark.parametrize("memoryless", [False, True])
@@ -83,3 +89,63 @@ def test_double_backward_is_refused_not_wrong() -> None:
     (grad,) = torch.autograd.grad(out.sum(), args[0], create_graph=True)
     with pytest.raises(RuntimeError):
         grad.sum().backward()
+
+
+def _with_kernel(enabled: bool, fn: Any) -> Any:
+    """Run fn with the C time loops on or off (the module keeps the loaded kernel in `_kernel`)."""
+    kernel = native_gru.kernel()
+    try:
+        native_gru._kernel = kernel if enabled else None
+        return fn()
+    finally:
+        native_gru._kernel = kernel
+
+
+def test_the_c_loops_are_built_where_a_compiler_exists() -> None:
+    has_cc = shutil.which(os.environ.get("CC", "cc")) is not None or shutil.which("gcc") is not None
+    assert (native_gru.kernel() is not None) is (has_cc and native_enabled())
+
+
+@pytest.mark.parametrize("t_len", [1, 6])
+def test_c_loops_equal_the_torch_loops(t_len: int) -> None:
+    """Outputs, gates and every gradient, in float32 (the kernel's type), with and without h0's gradient."""
+    gen = torch.Generator().manual_seed(3)
+    g, b, i, h = 2, 5, 7, 16
+    shapes = [(g, t_len, b, i), (g, b, h), (g, 3 * h, i), (g, 3 * h, h), (g, 3 * h), (g, 3 * h)]
+    base = [torch.randn(s, generator=gen) * 0.5 for s in shapes]
+    weights = torch.randn(g, t_len, b, h, generator=gen)
+    gate_weights = torch.randn(g, t_len, b, 3 * h, generator=gen)
+
+    def run() -> list[torch.Tensor]:
+        args = [a.clone().requires_grad_(k != 1 or t_len > 1) for k, a in enumerate(base)]
+        out, gh = gru_sequence_with_gates(*args)
+        (out * weights).sum().backward()
+        with torch.no_grad():
+            plain = gru_sequence(*args)
+            out_ng, gh_ng = gru_sequence_with_gates(*args)
+        grads = [a.grad if a.grad is not None else torch.zeros(0) for a in args]
+        return [out.detach(), gh * gate_weights, plain, out_ng, gh_ng, *grads]
+
+    assert native_gru.kernel() is not None
+    ours, reference = _with_kernel(True, run), _with_kernel(False, run)
+    for a, r in zip(ours, reference, strict=True):
+        assert a.shape == r.shape
+        assert torch.allclose(a, r, atol=2e-5, rtol=1e-4)
+
+
+def test_c_loops_equal_torch_gru_and_train_the_critics() -> None:
+    """The kernel inside a critic pass: the same Q values and parameter gradients as the torch loops."""
+    torch.manual_seed(2)
+    critic = TwinCritic(NetworkSizes(embed=32, hidden=32, head=16))
+    x = torch.randn(9, 4, 21)
+
+    def run() -> list[torch.Tensor]:
+        critic.zero_grad(set_to_none=True)
+        q, _, gh = critic.sequence_tm(x, critic.initial_hidden(4))
+        (q.sum() + gh.sum() * 0.0).backward()
+        return [q.detach(), *(p.grad.clone() for p in critic.parameters() if p.grad is not None)]
+
+    ours, reference = _with_kernel(True, run), _with_kernel(False, run)
+    assert len(ours) == len(reference) == 11
+    for a, r in zip(ours, reference, strict=True):
+        assert torch.allclose(a, r, atol=2e-5, rtol=1e-4)

@@ -12,6 +12,9 @@ Why not autograd over torch's own GRU: its backward replays every step's small o
 gradients one time step at a time. Here the input projections and all weight gradients are one batched matmul
 over all T steps, and each step of the backward is four ops for every group at once: the gate derivatives
 depend on dh only through a product with factors computed, vectorised, at the end of the forward pass.
+
+Where the C kernel builds (`sacbot.agent.native_gru`; float32 on the CPU), both time loops run there instead:
+one sgemm and one fused gate loop per step. The torch loops below stay the fallback and the reference.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any
 import torch
 from torch import Tensor
 from torch.autograd.function import once_differentiable
+
+from sacbot.agent import native_gru
 
 __all__ = ["gru_cell_from_gates", "gru_sequence", "gru_sequence_with_gates"]
 
@@ -120,22 +125,137 @@ class _GRUSequence(torch.autograd.Function):
         )
 
 
+def _native(*tensors: Tensor) -> tuple[Any, int] | None:
+    """The C kernel when it is built and every tensor is float32 on the CPU, else None."""
+    if not all(t.dtype == torch.float32 and t.device.type == "cpu" for t in tensors):
+        return None
+    return native_gru.kernel()
+
+
+def _ptr(t: Tensor | None) -> int | None:
+    return None if t is None else t.data_ptr()
+
+
+def _native_run(
+    k: tuple[Any, int],
+    x: Tensor,
+    h0: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor,
+    b_hh: Tensor,
+    keep: bool,
+    with_gates: bool,
+) -> tuple[Tensor, Tensor | None, tuple[Tensor, Tensor, Tensor, Tensor] | None]:
+    """The C forward: outputs (G, T, B, H), the hidden-side pre-activations (G, T, B, 3H) if with_gates, and
+    with keep the saved r, z, n, W_hn h + b_hn for `gru_backward`."""
+    lib, sgemm = k
+    g, t_len, b, i = x.shape
+    h = h0.shape[-1]
+    gi = torch.bmm(x.reshape(g, t_len * b, i), w_ih.transpose(1, 2))  # b_ih is added in C: no broadcast copy
+    out = x.new_empty(g, t_len, b, h)
+    saved = tuple(x.new_empty(g, t_len, b, h) for _ in range(4)) if keep else None
+    gh_all = x.new_empty(g, t_len, b, 3 * h) if with_gates else None
+    scratch = None if with_gates else x.new_empty(b, 3 * h)
+    r, z, n, ghn = saved if saved is not None else (None, None, None, None)
+    # Every array C reads or writes is held by a name: a temporary's memory would be freed before the call.
+    h0, w_hh, b_ih, b_hh = h0.contiguous(), w_hh.contiguous(), b_ih.contiguous(), b_hh.contiguous()
+    lib.gru_forward(
+        sgemm, g, t_len, b, h, gi.data_ptr(), b_ih.data_ptr(), h0.data_ptr(), w_hh.data_ptr(),
+        b_hh.data_ptr(), out.data_ptr(), int(keep), _ptr(r), _ptr(z), _ptr(n), _ptr(ghn), _ptr(gh_all),
+        _ptr(scratch),
+    )  # fmt: skip
+    return out, gh_all, saved  # type: ignore[return-value]
+
+
+class _NativeGRUSequence(torch.autograd.Function):
+    """`_GRUSequence` with both time loops in C; outputs (out, gates or an empty tensor)."""
+
+    @staticmethod
+    def forward(
+        ctx: Any, x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor, b_hh: Tensor, gates: bool
+    ) -> tuple[Tensor, Tensor]:
+        k = native_gru.kernel()
+        assert k is not None
+        h0, w_hh = h0.contiguous(), w_hh.contiguous()
+        out, gh_all, saved = _native_run(k, x, h0, w_ih, w_hh, b_ih, b_hh, keep=True, with_gates=gates)
+        assert saved is not None
+        ctx.save_for_backward(x, h0, w_ih, w_hh, out, *saved)
+        gh = gh_all if gh_all is not None else x.new_empty(0)
+        ctx.mark_non_differentiable(gh)
+        ctx.set_materialize_grads(False)
+        return out, gh
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: Any, grad_out: Tensor | None, _grad_gh: Tensor | None) -> tuple[Tensor | None, ...]:
+        x, h0, w_ih, w_hh, out, r, z, n, ghn = ctx.saved_tensors
+        need_x, need_h0, need_w_ih, need_w_hh, need_b_ih, need_b_hh, _ = ctx.needs_input_grad
+        k = native_gru.kernel()
+        assert k is not None
+        lib, sgemm = k
+        g, t_len, b, hsz = out.shape
+        go = grad_out.contiguous() if grad_out is not None else torch.zeros_like(out)
+        dgh = out.new_empty(g, t_len, b, 3 * hsz)
+        dgi = out.new_empty(g, t_len, b, 3 * hsz)
+        dh0 = out.new_empty(g, b, hsz) if need_h0 else None
+        scratch = out.new_empty(b, hsz)  # held by a name: a temporary would be freed before the call
+        lib.gru_backward(
+            sgemm, g, t_len, b, hsz, go.data_ptr(), h0.data_ptr(), out.data_ptr(), r.data_ptr(), z.data_ptr(),
+            n.data_ptr(), ghn.data_ptr(), w_hh.data_ptr(), dgh.data_ptr(), dgi.data_ptr(), _ptr(dh0),
+            scratch.data_ptr(),
+        )  # fmt: skip
+        dgh_flat = dgh.view(g, t_len * b, 3 * hsz)
+        dgi_flat = dgi.view(g, t_len * b, 3 * hsz)
+        grad_w_hh = None
+        if need_w_hh:  # sum over steps of dgh_t^T h_{t-1}: h0 for the first step, the outputs after
+            grad_w_hh = torch.bmm(dgh[:, 0].transpose(1, 2), h0)
+            if t_len > 1:
+                rest = dgh[:, 1:].reshape(g, (t_len - 1) * b, 3 * hsz)
+                grad_w_hh.baddbmm_(rest.transpose(1, 2), out[:, :-1].reshape(g, (t_len - 1) * b, hsz))
+        return (
+            torch.bmm(dgi_flat, w_ih).view_as(x) if need_x else None,
+            dh0,
+            torch.bmm(dgi_flat.transpose(1, 2), x.reshape(g, t_len * b, -1)) if need_w_ih else None,
+            grad_w_hh,
+            dgi_flat.sum(1) if need_b_ih else None,
+            dgh_flat.sum(1) if need_b_hh else None,
+            None,
+        )
+
+
 def gru_sequence_with_gates(
     x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor, b_hh: Tensor
 ) -> tuple[Tensor, Tensor]:
     """Outputs (G, T, B, H) of G GRUs over x (G, T, B, I) from h0 (G, B, H), differentiable in every input,
-    and (detached) each step's hidden-side pre-activations W_hh h_{t-1} + b_hh as (T, G, B, 3H)."""
-    if torch.is_grad_enabled() and any(t.requires_grad for t in (x, h0, w_ih, w_hh, b_ih, b_hh)):
+    and (detached) each step's hidden-side pre-activations W_hh h_{t-1} + b_hh as (G, T, B, 3H)."""
+    k = _native(x, h0, w_ih, w_hh, b_ih, b_hh)
+    grad = torch.is_grad_enabled() and any(t.requires_grad for t in (x, h0, w_ih, w_hh, b_ih, b_hh))
+    if k is not None:
+        if grad:
+            out, gh = _NativeGRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh, True)
+            return out, gh
+        out, gates, _ = _native_run(k, x, h0, w_ih, w_hh, b_ih, b_hh, keep=False, with_gates=True)
+        assert gates is not None
+        return out, gates
+    if grad:  # the torch loops keep the gates time-first (T, G, B, 3H)
         out, gh = _GRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh)
-        return out, gh
+        return out, gh.transpose(0, 1)
     out, kept = _forward(x, h0, w_ih, w_hh, b_ih, b_hh, keep=True)
     assert kept is not None
-    return out, kept[2]
+    return out, kept[2].transpose(0, 1)
 
 
 def gru_sequence(x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor, b_hh: Tensor) -> Tensor:
     """Outputs (G, T, B, H) of G GRUs over x (G, T, B, I) from h0 (G, B, H); differentiable in every input."""
-    if torch.is_grad_enabled() and any(t.requires_grad for t in (x, h0, w_ih, w_hh, b_ih, b_hh)):
+    k = _native(x, h0, w_ih, w_hh, b_ih, b_hh)
+    grad = torch.is_grad_enabled() and any(t.requires_grad for t in (x, h0, w_ih, w_hh, b_ih, b_hh))
+    if k is not None:
+        if grad:
+            native_out: Tensor = _NativeGRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh, False)[0]
+            return native_out
+        return _native_run(k, x, h0, w_ih, w_hh, b_ih, b_hh, keep=False, with_gates=False)[0]
+    if grad:
         out: Tensor = _GRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh)[0]
         return out
     return _forward(x, h0, w_ih, w_hh, b_ih, b_hh, keep=False)[0]

@@ -5,21 +5,15 @@ is 2-3x its median; one call into a C loop does the same arithmetic (~100k multi
 weights) in about 11 us. Where no compiler is found (or it fails) `load_kernel` returns None and `FastActor`
 keeps the numpy path; both are tested against the torch actor.
 
-The shared object is cached per source, compiler flags and machine under $XDG_CACHE_HOME/sacbot/native (or
-~/.cache); it is written to a temporary name and renamed, so concurrent first uses never load a partial file.
+Building and caching: `sacbot.agent.native_build`.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import platform
-import shutil
-import subprocess
-import tempfile
 import threading
-from pathlib import Path
+
+from sacbot.agent.native_build import build_and_load, native_enabled
 
 ACTIVATIONS = {"relu": 0, "tanh": 1, "elu": 2}
 
@@ -84,11 +78,6 @@ void actor_step(const actor_t *m, const float *state, const float *hidden, const
 
 # The C buffers above bound the sizes it takes.
 MAX_EMBED, MAX_HIDDEN, MAX_HEAD, MAX_ACTION = 1024, 1024, 1024, 32
-# -ffast-math lets the compiler vectorise the dot products (sums in another order: ~1e-7 relative) and call
-# glibc's vector expf/tanhf. It is given to the compile step only: linking with it would add crtfastmath.o,
-# whose constructor turns on flush-to-zero for the whole process (numpy, torch, everything) when loaded.
-COMPILE_FLAGS = ["-O3", "-march=native", "-fPIC", "-ffast-math", "-c"]
-LINK_FLAGS = ["-shared"]
 
 
 class ActorStruct(ctypes.Structure):
@@ -101,23 +90,6 @@ class ActorStruct(ctypes.Structure):
         ("log_std_min", ctypes.c_float),
         ("log_std_max", ctypes.c_float),
     ]
-
-
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "sacbot" / "native"
-
-
-def _machine_key() -> str:
-    flags = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("flags", "Features")):
-                flags = line
-                break
-    except OSError:
-        pass
-    return f"{platform.machine()}|{platform.system()}|{flags}"
 
 
 _kernel: ctypes.CDLL | None = None
@@ -133,46 +105,14 @@ def load_kernel() -> ctypes.CDLL | None:
     with _lock:
         if not _tried:
             _tried = True
-            if os.environ.get("SACBOT_NATIVE", "1") != "0":
+            if native_enabled():
                 _kernel = _build_and_load()
         return _kernel
 
 
 def _build_and_load() -> ctypes.CDLL | None:
-    compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
-    if compiler is None:
-        return None
-    key = "\0".join([C_SOURCE, *COMPILE_FLAGS, *LINK_FLAGS, compiler, _machine_key()])
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    try:
-        target = _cache_dir() / f"actor_step_{digest}.so"
-        for attempt in (1, 2):
-            if not target.exists():
-                _compile(compiler, target)
-            try:
-                lib = ctypes.CDLL(str(target))
-                fn = lib.actor_step
-                break
-            except (OSError, AttributeError):
-                if attempt == 2:
-                    return None
-                target.unlink(missing_ok=True)  # a damaged cache file: build it once more
-        fn.argtypes = [ctypes.c_void_p] * 6
-        fn.restype = None
-        return lib
-    except Exception:  # noqa: BLE001 - no compiler, no home, no disk: numpy does the work instead
-        return None
-
-
-def _compile(compiler: str, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        src = Path(tmp) / "actor_step.c"
-        src.write_text(C_SOURCE)
-        obj, built = Path(tmp) / "actor_step.o", Path(tmp) / target.name
-        for argv in (
-            [compiler, *COMPILE_FLAGS, "-o", str(obj), str(src)],
-            [compiler, *LINK_FLAGS, "-o", str(built), str(obj), "-lm"],
-        ):
-            subprocess.run(argv, check=True, capture_output=True, timeout=120)
-        os.replace(built, target)
+    lib = build_and_load("actor_step", C_SOURCE, ["actor_step"])
+    if lib is not None:
+        lib.actor_step.argtypes = [ctypes.c_void_p] * 6
+        lib.actor_step.restype = None
+    return lib

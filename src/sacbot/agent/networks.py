@@ -50,8 +50,7 @@ def _run_gru(
         zeros = h0.new_zeros(g, t * b, h0.shape[-1])
         out, gh = gru_sequence_with_gates(x.reshape(g, 1, t * b, i), zeros, *weights)
         return out.reshape(g, t, b, -1), gh.reshape(g, t, b, -1)
-    out, gh = gru_sequence_with_gates(x, h0, *weights)
-    return out, gh.transpose(0, 1)
+    return gru_sequence_with_gates(x, h0, *weights)
 
 
 def _run_gru_outputs(

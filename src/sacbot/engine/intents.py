@@ -12,14 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sacbot.engine.state import COLOR_FIELDS, Intent
+from sacbot.engine.state import COLOR_FIELDS, INTENT_FIELDS, Intent
 
 _NUMBERS = ("turn_rate", "gun_turn_rate", "radar_turn_rate", "target_speed", "firepower")
 _FLAGS = ("adjust_gun_for_body_turn", "adjust_radar_for_body_turn", "adjust_radar_for_gun_turn", "rescan")
 _STICKY_IF_NONE = (*COLOR_FIELDS, "debug_graphics")
 _ONE_SHOT = ("std_out", "std_err", "team_messages")
-ALL_FIELDS = Intent.__slots__
-_new_intent = object.__new__
+ALL_FIELDS = INTENT_FIELDS
 
 
 def to_persistent(message: Any, previous: Intent | None) -> Intent:
@@ -28,7 +27,7 @@ def to_persistent(message: Any, previous: Intent | None) -> Intent:
     `message` is a `sacbot.protocol.BotIntent`, an engine `Intent` or any object with those attributes.
     Unrolled on purpose: this runs for every bot every turn.
     """
-    new = _new_intent(Intent)
+    new = Intent()
     v = message.turn_rate
     new.turn_rate = 0.0 if v is None else float(v)
     v = message.gun_turn_rate

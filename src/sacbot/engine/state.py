@@ -37,6 +37,33 @@ class Participant:
     team_version: str | None = None
 
 
+# The persistent intent's fields, in `sacbot.protocol.BotIntent` order (a module constant, not read from
+# __slots__: compiled classes have none).
+INTENT_FIELDS = (
+    "turn_rate",
+    "gun_turn_rate",
+    "radar_turn_rate",
+    "target_speed",
+    "firepower",
+    "adjust_gun_for_body_turn",
+    "adjust_radar_for_body_turn",
+    "adjust_radar_for_gun_turn",
+    "rescan",
+    "fire_assist",
+    "body_color",
+    "turret_color",
+    "radar_color",
+    "bullet_color",
+    "scan_color",
+    "tracks_color",
+    "gun_color",
+    "std_out",
+    "std_err",
+    "team_messages",
+    "debug_graphics",
+)
+
+
 class Intent:
     """A bot's persistent intent: what it does each turn until a new intent arrives.
 
@@ -44,29 +71,7 @@ class Intent:
     std_out/std_err, team_messages and debug_graphics (no value); the numbers and flags always hold one.
     """
 
-    __slots__ = (
-        "turn_rate",
-        "gun_turn_rate",
-        "radar_turn_rate",
-        "target_speed",
-        "firepower",
-        "adjust_gun_for_body_turn",
-        "adjust_radar_for_body_turn",
-        "adjust_radar_for_gun_turn",
-        "rescan",
-        "fire_assist",
-        "body_color",
-        "turret_color",
-        "radar_color",
-        "bullet_color",
-        "scan_color",
-        "tracks_color",
-        "gun_color",
-        "std_out",
-        "std_err",
-        "team_messages",
-        "debug_graphics",
-    )
+    __slots__ = INTENT_FIELDS
 
     def __init__(
         self,
@@ -115,7 +120,7 @@ class Intent:
         self.debug_graphics = debug_graphics
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in INTENT_FIELDS)
         return f"Intent({fields})"
 
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Generator, Iterator
-from typing import Any
+from typing import Any, ClassVar
+
+from mypy_extensions import mypyc_attr
 
 from sacbot.opponents.motion import Motion, direction_to, normalize_relative
 from sacbot.protocol import (
@@ -51,12 +53,18 @@ PRIORITY_DEATH = 10
 _NO_HANDLER = -1  # the run() script: every event may interrupt it
 
 
+# Compiled (`sacbot.compiled`), yet open to subclasses written in plain Python: your own opponents, tests.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ClassicBot:
     """Base class of the classic opponents; subclasses override `run` and the `on_*` handlers they need."""
 
-    name: str = "ClassicBot"
+    # Class-level (ClassVar): read from the class itself, e.g. `opponent_class(name).name`.
+    name: ClassVar[str] = "ClassicBot"
     # Sent once per round, like the samples' `set_*_color` calls at the top of run().
-    colors: dict[str, str] = {}
+    colors: ClassVar[dict[str, str]] = {}
+    # True in the subclasses that override `custom_events` (a flag, not a method identity test: that one
+    # does not hold for compiled classes).
+    has_custom_events: ClassVar[bool] = False
 
     round_number: int
     turn_number: int
@@ -71,7 +79,6 @@ class ClassicBot:
         self.arena_height = 600.0
         self.motion = Motion()
         self._pending: list[Event] = []
-        self._has_custom_events = type(self).custom_events is not ClassicBot.custom_events
         # Running scripts, run() at the bottom: (script, priority of the event that started it, replaceable).
         self._scripts: list[tuple[Iterator[None], int, bool]] = []
         self._new_round()
@@ -123,7 +130,7 @@ class ClassicBot:
             self._pending = []  # held-back events expire with their turn
         if tick.events:
             self._dispatch(tick.events)
-        if self._has_custom_events and self._priority() < PRIORITY_CUSTOM:
+        if self.has_custom_events and self._priority() < PRIORITY_CUSTOM:
             self.custom_events()
         self._advance()
         return self._intent()

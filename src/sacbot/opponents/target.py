@@ -8,6 +8,7 @@ from sacbot.opponents.base import PRIORITY_CUSTOM, ClassicBot, Script
 class Target(ClassicBot):
     name = "Target"
     colors = {"body_color": "#FFFFFF", "turret_color": "#FFFFFF", "radar_color": "#FFFFFF"}
+    has_custom_events = True
 
     def on_new_round(self) -> None:
         self.trigger = 80.0

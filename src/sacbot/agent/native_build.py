@@ -1,0 +1,87 @@
+"""Compile a small C source on first use with the system C compiler and load it with ctypes.
+
+The shared object is cached per source, compiler flags and machine under $XDG_CACHE_HOME/sacbot/native (or
+~/.cache); it is written to a temporary name and renamed, so concurrent first uses never load a partial file,
+and a damaged cache file is rebuilt once. Where no compiler is found, or it fails, `build_and_load` returns
+None and the caller keeps its numpy or torch path. `SACBOT_NATIVE=0` turns every kernel off.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+# -ffast-math lets the compiler vectorise sums (in another order: ~1e-7 relative) and call glibc's vector
+# expf. It is given to the compile step only: linking with it would add crtfastmath.o, whose constructor turns
+# on flush-to-zero for the whole process (numpy, torch, everything) when loaded.
+COMPILE_FLAGS = ["-O3", "-march=native", "-fPIC", "-ffast-math", "-c"]
+LINK_FLAGS = ["-shared"]
+
+
+def native_enabled() -> bool:
+    return os.environ.get("SACBOT_NATIVE", "1") != "0"
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sacbot" / "native"
+
+
+def _machine_key() -> str:
+    flags = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                flags = line
+                break
+    except OSError:
+        pass
+    return f"{platform.machine()}|{platform.system()}|{flags}"
+
+
+def build_and_load(name: str, source: str, symbols: Sequence[str]) -> ctypes.CDLL | None:
+    """The compiled `source` (cached as <name>_<digest>.so), or None where it cannot be built or lacks one
+    of `symbols`."""
+    compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if compiler is None:
+        return None
+    key = "\0".join([source, *COMPILE_FLAGS, *LINK_FLAGS, compiler, _machine_key()])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    try:
+        target = cache_dir() / f"{name}_{digest}.so"
+        for attempt in (1, 2):
+            if not target.exists():
+                _compile(compiler, name, source, target)
+            try:
+                lib = ctypes.CDLL(str(target))
+                for symbol in symbols:
+                    getattr(lib, symbol)
+                return lib
+            except (OSError, AttributeError):
+                if attempt == 2:
+                    return None
+                target.unlink(missing_ok=True)  # a damaged cache file: build it once more
+        return None
+    except Exception:  # noqa: BLE001 - no compiler, no home, no disk: the caller's fallback does the work
+        return None
+
+
+def _compile(compiler: str, name: str, source: str, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        src = Path(tmp) / f"{name}.c"
+        src.write_text(source)
+        obj, built = Path(tmp) / f"{name}.o", Path(tmp) / target.name
+        for argv in (
+            [compiler, *COMPILE_FLAGS, "-o", str(obj), str(src)],
+            [compiler, *LINK_FLAGS, "-o", str(built), str(obj), "-lm"],
+        ):
+            subprocess.run(argv, check=True, capture_output=True, timeout=120)
+        os.replace(built, target)
