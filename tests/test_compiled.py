@@ -81,18 +81,20 @@ def test_a_changed_source_is_a_different_build(tmp_path: Path) -> None:
     assert compiled.source_digest(tmp_path) != compiled.source_digest()
 
 
-def test_only_a_complete_build_folder_is_used(tmp_path: Path) -> None:
+def test_only_a_complete_undamaged_build_folder_is_used(tmp_path: Path) -> None:
     suffix = compiled.ext_suffix()
-    for name in compiled.COMPILED_MODULES:
-        path = tmp_path.joinpath(*name.split(".")).with_name(name.rsplit(".", 1)[1] + suffix)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(b"")
-    assert compiled.compiled_files(tmp_path) is None  # interrupted: no COMPLETE marker
-    (tmp_path / compiled.COMPLETE).write_text("x\n")
+    rels = [name.replace(".", "/") + suffix for name in compiled.COMPILED_MODULES] + [f"abc__mypyc{suffix}"]
+    for rel in rels:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(b"\x7fELF" + b"\0" * 60)
+    assert compiled.compiled_files(tmp_path) is None  # interrupted: no COMPLETE manifest
+    (tmp_path / compiled.COMPLETE).write_text("digest\n" + "".join(f"{rel} 64\n" for rel in rels))
     files = compiled.compiled_files(tmp_path)
-    assert files is not None and set(files) == set(compiled.COMPILED_MODULES)
-    next(iter(files.values())).unlink()
-    assert compiled.compiled_files(tmp_path) is None  # a module missing
+    assert files is not None and set(files) == {*compiled.COMPILED_MODULES, "abc__mypyc"}
+    (tmp_path / rels[3]).write_bytes(b"\x7fELF")  # truncated
+    assert compiled.compiled_files(tmp_path) is None
+    (tmp_path / rels[3]).unlink()  # missing
+    assert compiled.compiled_files(tmp_path) is None
 
 
 def test_build_engine_names_an_existing_build() -> None:

@@ -68,7 +68,7 @@ COMPILED_MODULES = (
     "sacbot.opponents.walls",
 )
 SOURCE_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds the sacbot package
-COMPLETE = "COMPLETE"  # written last: a folder without it is an interrupted build
+COMPLETE = "COMPLETE"  # written last (the digest, then each file and its size); no manifest: unfinished
 
 
 def ext_suffix() -> str:
@@ -101,18 +101,32 @@ def build_folder(root: Path = SOURCE_ROOT) -> Path:
 
 
 def compiled_files(folder: Path) -> dict[str, Path] | None:
-    """module name -> extension file of a complete build folder (None if incomplete or missing)."""
-    if not (folder / COMPLETE).is_file():
+    """module name -> extension file of a complete, undamaged build folder (None otherwise).
+
+    COMPLETE, written last, lists every file with its size: a truncated file (a full disk, a killed copy)
+    disqualifies the folder, so sacbot runs as Python rather than failing to import."""
+    try:
+        manifest = (folder / COMPLETE).read_text().splitlines()
+    except OSError:
         return None
+    sizes: dict[str, int] = {}
+    for line in manifest[1:]:
+        rel, _, text = line.rpartition(" ")
+        if rel and text.isdigit():
+            sizes[rel] = int(text)
     suffix = ext_suffix()
     files: dict[str, Path] = {}
-    for name in COMPILED_MODULES:
-        path = folder.joinpath(*name.split(".")).with_name(name.rsplit(".", 1)[1] + suffix)
-        if not path.is_file():
+    for rel, expected in sizes.items():
+        path = folder / rel
+        try:
+            if path.stat().st_size != expected:
+                return None
+        except OSError:
             return None
+        name = rel[: -len(suffix)].replace("/", ".") if rel.endswith(suffix) else ""
         files[name] = path
-    for shared in folder.glob(f"*__mypyc{suffix}"):  # the group's shared library, a top-level module
-        files[shared.name[: -len(suffix)]] = shared
+    if not set(COMPILED_MODULES) <= set(files):
+        return None
     return files
 
 
@@ -195,10 +209,16 @@ def build(source_root: Path = SOURCE_ROOT, python: str = sys.executable, verbose
             shutil.copyfile(built, dest)
         for shared in work.glob(f"*__mypyc{suffix}"):
             shutil.copyfile(shared, out / shared.name)
+        manifest = [digest]
+        for path in sorted(out.rglob(f"*{suffix}")):
+            manifest.append(f"{path.relative_to(out).as_posix()} {path.stat().st_size}")
         with open(out / COMPLETE, "w") as f:
-            f.write(digest + "\n")
+            f.write("\n".join(manifest) + "\n")
             f.flush()
             os.fsync(f.fileno())
+        if target.exists() and compiled_files(target) is None:  # damaged or unfinished: set it aside
+            stale = Path(tmp) / "stale"
+            os.rename(target, stale)
         try:
             os.rename(out, target)
         except OSError:
