@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from sacbot.agent import native_gru
-from sacbot.agent.gru import gru_cell_from_gates, gru_sequence, gru_sequence_with_gates
+from sacbot.agent.gru import gru_cell_detached, gru_cell_from_gates, gru_sequence, gru_sequence_with_gates
 from sacbot.agent.heap import retain_freed_memory
 from sacbot.agent.native_build import native_enabled
 from sacbot.agent.networks import NetworkSizes, TwinCritic
@@ -147,5 +147,28 @@ def test_c_loops_equal_torch_gru_and_train_the_critics() -> None:
 
     ours, reference = _with_kernel(True, run), _with_kernel(False, run)
     assert len(ours) == len(reference) == 11
+    for a, r in zip(ours, reference, strict=True):
+        assert torch.allclose(a, r, atol=2e-5, rtol=1e-4)
+
+
+def test_c_cell_equals_the_torch_cell() -> None:
+    """The actor loss's critic step: value and gradient to the inputs, none to weights, gates or state."""
+    gen = torch.Generator().manual_seed(4)
+    g, n, i, h = 2, 11, 9, 16
+    x0 = torch.randn(g, n, i, generator=gen)
+    w_ih, b_ih = torch.randn(g, 3 * h, i, generator=gen) * 0.3, torch.randn(g, 3 * h, generator=gen)
+    gh, h_prev = torch.randn(g, n, 3 * h, generator=gen), torch.randn(g, n, h, generator=gen).tanh()
+    weights = torch.randn(g, n, h, generator=gen)
+
+    def run() -> list[torch.Tensor]:
+        x = x0.clone().requires_grad_()
+        params = [t.clone().requires_grad_() for t in (w_ih, b_ih, gh, h_prev)]
+        out = gru_cell_detached(x, *params)
+        (out * weights).sum().backward()
+        assert all(p.grad is None for p in params)
+        assert x.grad is not None
+        return [out.detach(), x.grad]
+
+    ours, reference = _with_kernel(True, run), _with_kernel(False, run)
     for a, r in zip(ours, reference, strict=True):
         assert torch.allclose(a, r, atol=2e-5, rtol=1e-4)

@@ -30,6 +30,57 @@ typedef void (*sgemm_t)(const char *, const char *, const int *, const int *, co
 /* tanh(v) = 2 sigmoid(2 v) - 1: one vectorisable expf for every gate. */
 static inline float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
 
+/* One row (one batch entry of one step) per call; restrict parameters (the rows never overlap) and noinline
+   keep each loop vectorised, expf included: inlined into the step loop, gcc gave up on the row loops. */
+__attribute__((noinline)) static void row_forward(
+    int H, const float *restrict gi, const float *restrict bi, const float *restrict gh,
+    const float *restrict hp, float *restrict out, float *restrict r, float *restrict z, float *restrict n,
+    float *restrict ghn) {
+    for (int j = 0; j < H; j++) {
+        float rj = sigm(gi[j] + bi[j] + gh[j]);
+        float zj = sigm(gi[H + j] + bi[H + j] + gh[H + j]);
+        float pn = gi[2 * H + j] + bi[2 * H + j] + rj * gh[2 * H + j];
+        float nj = 2.0f * sigm(2.0f * pn) - 1.0f;
+        out[j] = nj + zj * (hp[j] - nj);
+        r[j] = rj;
+        z[j] = zj;
+        n[j] = nj;
+        ghn[j] = gh[2 * H + j];
+    }
+}
+
+__attribute__((noinline)) static void row_forward_nokeep(
+    int H, const float *restrict gi, const float *restrict bi, const float *restrict gh,
+    const float *restrict hp, float *restrict out) {
+    for (int j = 0; j < H; j++) {
+        float rj = sigm(gi[j] + bi[j] + gh[j]);
+        float zj = sigm(gi[H + j] + bi[H + j] + gh[H + j]);
+        float pn = gi[2 * H + j] + bi[2 * H + j] + rj * gh[2 * H + j];
+        float nj = 2.0f * sigm(2.0f * pn) - 1.0f;
+        out[j] = nj + zj * (hp[j] - nj);
+    }
+}
+
+__attribute__((noinline)) static void row_backward(
+    int H, const float *restrict go, const float *restrict r, const float *restrict z,
+    const float *restrict n, const float *restrict ghn, const float *restrict hp, float *restrict dh,
+    float *restrict dgh, float *restrict dgi) {
+    for (int j = 0; j < H; j++) {
+        float d = dh[j] + go[j];
+        float rj = r[j], zj = z[j], nj = n[j];
+        float dpn = d * (1.0f - zj) * (1.0f - nj * nj);
+        float dpz = d * (hp[j] - nj) * zj * (1.0f - zj);
+        float dpr = dpn * ghn[j] * rj * (1.0f - rj);
+        dgh[j] = dpr;
+        dgh[H + j] = dpz;
+        dgh[2 * H + j] = dpn * rj;
+        dgi[j] = dpr;
+        dgi[H + j] = dpz;
+        dgi[2 * H + j] = dpn;
+        dh[j] = d * zj;
+    }
+}
+
 /* G GRUs, T steps, batch B, hidden H; row-major arrays, gate order (r, z, n) as torch.nn.GRU:
    gi (G, T, B, 3H) = W_ih x (no bias);  b_ih (G, 3H);  h0 (G, B, H);  w_hh (G, 3H, H);  b_hh (G, 3H)
    ->  out (G, T, B, H). keep != 0: r, z, n and ghn = W_hn h + b_hn (each (G, T, B, H)) are written for
@@ -49,33 +100,41 @@ void gru_forward(sgemm_t sgemm, int G, int T, int B, int H, const float *gi, con
             sgemm("T", "N", &H3, &B, &H, &one, w, &H, hp, &H, &zero, gh, &H3);
             for (int b = 0; b < B; b++) {
                 float *ghb = gh + (long)b * H3;
-                const float *gib = gi + (row + b) * H3, *hpb = hp + (long)b * H;
                 const long k0 = (row + b) * H;
-                float *ob = out + k0;
                 for (int j = 0; j < H3; j++) ghb[j] += bias[j];
-                if (keep) {
-                    for (int j = 0; j < H; j++) {
-                        float rj = sigm(gib[j] + bi[j] + ghb[j]);
-                        float zj = sigm(gib[H + j] + bi[H + j] + ghb[H + j]);
-                        float pn = gib[2 * H + j] + bi[2 * H + j] + rj * ghb[2 * H + j];
-                        float nj = 2.0f * sigm(2.0f * pn) - 1.0f;
-                        ob[j] = nj + zj * (hpb[j] - nj);
-                        r[k0 + j] = rj;
-                        z[k0 + j] = zj;
-                        n[k0 + j] = nj;
-                        ghn[k0 + j] = ghb[2 * H + j];
-                    }
-                } else {
-                    for (int j = 0; j < H; j++) {
-                        float rj = sigm(gib[j] + bi[j] + ghb[j]);
-                        float zj = sigm(gib[H + j] + bi[H + j] + ghb[H + j]);
-                        float pn = gib[2 * H + j] + bi[2 * H + j] + rj * ghb[2 * H + j];
-                        float nj = 2.0f * sigm(2.0f * pn) - 1.0f;
-                        ob[j] = nj + zj * (hpb[j] - nj);
-                    }
-                }
+                if (keep)
+                    row_forward(H, gi + (row + b) * H3, bi, ghb, hp + (long)b * H, out + k0, r + k0, z + k0,
+                                n + k0, ghn + k0);
+                else
+                    row_forward_nokeep(H, gi + (row + b) * H3, bi, ghb, hp + (long)b * H, out + k0);
             }
         }
+    }
+}
+
+/* One GRU step of G groups of N rows from given pre-activations (the actor loss's critic step): gi (G, N, 3H)
+   = W_ih x without b_ih (G, 3H), gh (G, N, 3H) = W_hh h + b_hh, h (G, N, H) -> out (G, N, H); r, z, n
+   (G, N, H) are kept for gru_cell_backward. */
+void gru_cell(int G, int N, int H, const float *gi, const float *b_ih, const float *gh, const float *h,
+              float *out, float *r, float *z, float *n) {
+    for (int g = 0; g < G; g++)
+        for (int i = 0; i < N; i++) {
+            const long row = (long)g * N + i;
+            /* ghn goes to a scratch row: the cell's backward reads gh itself */
+            float ghn[4096];
+            row_forward(H, gi + row * 3 * H, b_ih + (long)g * 3 * H, gh + row * 3 * H, h + row * H,
+                        out + row * H, r + row * H, z + row * H, n + row * H, ghn);
+        }
+}
+
+/* gru_cell's gradient to gi for the loss gradient dout (G, N, H); gh and h get none (they are data). */
+void gru_cell_backward(int G, int N, int H, const float *dout, const float *gh, const float *h,
+                       const float *r, const float *z, const float *n, float *dgi) {
+    float dh[4096], dgh[3 * 4096];
+    for (long row = 0; row < (long)G * N; row++) {
+        for (int j = 0; j < H; j++) dh[j] = 0.0f;
+        row_backward(H, dout + row * H, r + row * H, z + row * H, n + row * H, gh + row * 3 * H + 2 * H,
+                     h + row * H, dh, dgh, dgi + row * 3 * H);
     }
 }
 
@@ -95,25 +154,8 @@ void gru_backward(sgemm_t sgemm, int G, int T, int B, int H, const float *grad_o
             const float *hp = t ? out + (row - B) * H : h0 + (long)g * B * H;
             for (int b = 0; b < B; b++) {
                 const long k0 = (row + b) * H;
-                const float *go = grad_out + k0;
-                const float *restrict rb = r + k0, *restrict zb = z + k0, *restrict nb = n + k0;
-                const float *restrict gb = ghn + k0, *restrict hpb = hp + (long)b * H;
-                float *restrict dhb = dh + (long)b * H, *restrict dghb = dgh + (row + b) * H3;
-                float *restrict dgib = dgi + (row + b) * H3;
-                for (int j = 0; j < H; j++) {
-                    float d = dhb[j] + go[j];
-                    float rj = rb[j], zj = zb[j], nj = nb[j];
-                    float dpn = d * (1.0f - zj) * (1.0f - nj * nj);
-                    float dpz = d * (hpb[j] - nj) * zj * (1.0f - zj);
-                    float dpr = dpn * gb[j] * rj * (1.0f - rj);
-                    dghb[j] = dpr;
-                    dghb[H + j] = dpz;
-                    dghb[2 * H + j] = dpn * rj;
-                    dgib[j] = dpr;
-                    dgib[H + j] = dpz;
-                    dgib[2 * H + j] = dpn;
-                    dhb[j] = d * zj;
-                }
+                row_backward(H, grad_out + k0, r + k0, z + k0, n + k0, ghn + k0, hp + (long)b * H,
+                             dh + (long)b * H, dgh + (row + b) * H3, dgi + (row + b) * H3);
             }
             if (t > 0 || dh0)
                 sgemm("N", "N", &H, &B, &H3, &one, w, &H, dgh + row * H3, &H3, &one, dh, &H);
@@ -123,6 +165,7 @@ void gru_backward(sgemm_t sgemm, int G, int T, int B, int H, const float *grad_o
 }
 """
 
+MAX_HIDDEN = 4096  # the cell's scratch rows above
 _P = ctypes.c_void_p
 _I = ctypes.c_int
 
@@ -152,12 +195,16 @@ def kernel() -> tuple[ctypes.CDLL, int] | None:
             _tried = True
             if native_enabled():
                 address = _sgemm_address()
-                symbols = ["gru_forward", "gru_backward"]
+                symbols = ["gru_forward", "gru_backward", "gru_cell", "gru_cell_backward"]
                 lib = build_and_load("gru_seq", C_SOURCE, symbols) if address else None
                 if lib is not None and address:
                     lib.gru_forward.argtypes = [_P, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _I, *([_P] * 6)]
                     lib.gru_forward.restype = None
                     lib.gru_backward.argtypes = [_P, _I, _I, _I, _I, *([_P] * 12)]
                     lib.gru_backward.restype = None
+                    lib.gru_cell.argtypes = [_I, _I, _I, *([_P] * 8)]
+                    lib.gru_cell.restype = None
+                    lib.gru_cell_backward.argtypes = [_I, _I, _I, *([_P] * 7)]
+                    lib.gru_cell_backward.restype = None
                     _kernel = (lib, address)
         return _kernel

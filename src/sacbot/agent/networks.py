@@ -19,7 +19,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from sacbot.agent.gru import gru_cell_from_gates, gru_sequence, gru_sequence_with_gates
+from sacbot.agent.gru import gru_cell_detached, gru_sequence, gru_sequence_with_gates
 from sacbot.agent.sizes import NetworkSizes
 
 __all__ = ["Actor", "NetworkSizes", "TwinCritic", "activation_fn", "squashed_sample"]
@@ -234,15 +234,10 @@ class TwinCritic(nn.Module):
         e = self._embed(x, w)  # (2, ..., E)
         lead = e.shape[:-1]
         flat, hsz = e.reshape(2, -1, e.shape[-1]), self.sizes.hidden
-        w_ih_t, b_ih = w[2].transpose(1, 2), w[4].unsqueeze(1)
-        gi = (  # two matmuls, not one sliced in two (see gru_cell_from_gates)
-            torch.baddbmm(b_ih[..., : 2 * hsz], flat, w_ih_t[..., : 2 * hsz]),
-            torch.baddbmm(b_ih[..., 2 * hsz :], flat, w_ih_t[..., 2 * hsz :]),
-        )
         h = h_prev.reshape(2, -1, h_prev.shape[-1])
         if self.sizes.memoryless:  # as in `step`: every step starts from zero (gh was computed from zero too)
             h = torch.zeros_like(h)
-        h_new = gru_cell_from_gates(gi, gh.reshape(*flat.shape[:2], 3 * hsz), h)
+        h_new = gru_cell_detached(flat, w[2], w[4], gh.reshape(*flat.shape[:2], 3 * hsz), h)
         return self._q(h_new, w).reshape(lead)
 
     def initial_hidden(self, batch: int) -> Tensor:
