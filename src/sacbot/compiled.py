@@ -53,6 +53,7 @@ COMPILED_MODULES = (
     "sacbot.engine.setup",
     "sacbot.engine.state",
     "sacbot.engine.views",
+    "sacbot.env.stepping",
     "sacbot.env.ticks",
     "sacbot.opponents.base",
     "sacbot.opponents.corners",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -28,16 +28,15 @@ from sacbot.agent.features import (
     STATE_DIM,
     RadarMode,
     RoundMemory,
-    action_to_intent,
     observe,
-    reward,
     round_end_reward,
 )
 from sacbot.engine import Game, Participant, game_setup_for
+from sacbot.env.stepping import advance
 from sacbot.env.ticks import tick_view
 from sacbot.errors import UserError
 from sacbot.opponents import ClassicBot, make_opponent, opponent_class
-from sacbot.protocol import GameSetup, RoundStartedEvent, TickEventForBot
+from sacbot.protocol import GameSetup, RoundStartedEvent
 
 AGENT_NAME = "SacBot"
 
@@ -141,21 +140,18 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             "events": tick.events,
         }
 
-    def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(
+        self, action: np.ndarray, out: np.ndarray | None = None
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Gymnasium's step; `out` (17,) receives the observation instead of a new array (the vector form)."""
         game, opponent, memory = self.game, self.opponent, self.memory
         if game is None or opponent is None or not self._round_open:
             raise RuntimeError("step() before reset() or after the round ended; call reset()")
-        me, them = self.agent_id, self.opponent_id
         # A list of Python floats: the same values the features read from an array, at half the cost.
         values = action.tolist() if isinstance(action, np.ndarray) else list(action)
-        intents = {me: action_to_intent(values, self.radar_mode, memory)}
-        if game.bot(them).alive:  # always, in a 1v1: its death ends the round
-            # The view is duck-typed as the TickEventForBot the opponent reads (tests/env/test_env_ticks.py).
-            intents[them] = opponent.on_tick(cast(TickEventForBot, tick_view(game, them)))
-        game.turn(intents)
-        tick = tick_view(game, me)
-        obs = observe(tick, memory)
-        r = reward(tick, memory)
+        obs, tick, r = advance(
+            game, opponent, memory, self.agent_id, self.opponent_id, values, self.radar_mode, out
+        )
         info: dict[str, Any] = {"turn": tick.turn_number, "events": tick.events}
         terminated = game.round_over
         truncated = False

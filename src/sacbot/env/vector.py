@@ -125,13 +125,12 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         finished = []
         rows = actions[: len(self.envs)].tolist()  # plain floats, one conversion for all rows
         for i, env in enumerate(self.envs):
-            o, r, term, trunc, info = env.step(rows[i])
+            o, r, term, trunc, info = env.step(rows[i], out=obs[i])  # written in place: no copy
             rewards[i] = r
             if term or trunc:
                 terminated[i], truncated[i] = term, trunc
-                finished.append((i, o, info))
-                o, _ = env.reset()
-            obs[i] = o
+                finished.append((i, o.copy(), info))  # its row is overwritten by the next round's start
+                obs[i], _ = env.reset()
         return finished
 
     def _final_infos(self, finished: list[tuple[int, np.ndarray, dict[str, Any]]]) -> dict[str, Any]:

@@ -78,13 +78,12 @@ def _worker(
                 rows = arrays.actions[lo : lo + len(envs)].tolist()  # plain floats, one conversion
                 for k, env in enumerate(envs):
                     i = lo + k
-                    o, r, term, trunc, info = env.step(rows[k])
+                    o, r, term, trunc, info = env.step(rows[k], out=obs[i])  # written in place
                     rewards[i] = r
                     done[i, 0], done[i, 1] = term, trunc
                     if term or trunc:
-                        finished.append((i, o, info))
-                        o, _ = env.reset()
-                    obs[i] = o
+                        finished.append((i, o.copy(), info))  # its row gets the next round's start
+                        obs[i], _ = env.reset()
                 if finished:
                     conn.send(("ok", finished))
                 else:
