@@ -157,13 +157,14 @@ def _native_run(
     saved = tuple(x.new_empty(g, t_len, b, h) for _ in range(4)) if keep else None
     gh_all = x.new_empty(g, t_len, b, 3 * h) if with_gates else None
     scratch = None if with_gates else x.new_empty(b, 3 * h)
+    rows4 = None if keep else x.new_empty(4 * h)  # where the gates go when nothing is kept
     r, z, n, ghn = saved if saved is not None else (None, None, None, None)
     # Every array C reads or writes is held by a name: a temporary's memory would be freed before the call.
     h0, w_hh, b_ih, b_hh = h0.contiguous(), w_hh.contiguous(), b_ih.contiguous(), b_hh.contiguous()
     lib.gru_forward(
         sgemm, g, t_len, b, h, gi.data_ptr(), b_ih.data_ptr(), h0.data_ptr(), w_hh.data_ptr(),
         b_hh.data_ptr(), out.data_ptr(), int(keep), _ptr(r), _ptr(z), _ptr(n), _ptr(ghn), _ptr(gh_all),
-        _ptr(scratch),
+        _ptr(scratch), _ptr(rows4),
     )  # fmt: skip
     return out, gh_all, saved  # type: ignore[return-value]
 

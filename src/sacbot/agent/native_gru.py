@@ -49,18 +49,6 @@ __attribute__((noinline)) static void row_forward(
     }
 }
 
-__attribute__((noinline)) static void row_forward_nokeep(
-    int H, const float *restrict gi, const float *restrict bi, const float *restrict gh,
-    const float *restrict hp, float *restrict out) {
-    for (int j = 0; j < H; j++) {
-        float rj = sigm(gi[j] + bi[j] + gh[j]);
-        float zj = sigm(gi[H + j] + bi[H + j] + gh[H + j]);
-        float pn = gi[2 * H + j] + bi[2 * H + j] + rj * gh[2 * H + j];
-        float nj = 2.0f * sigm(2.0f * pn) - 1.0f;
-        out[j] = nj + zj * (hp[j] - nj);
-    }
-}
-
 __attribute__((noinline)) static void row_backward(
     int H, const float *restrict go, const float *restrict r, const float *restrict z,
     const float *restrict n, const float *restrict ghn, const float *restrict hp, float *restrict dh,
@@ -84,11 +72,11 @@ __attribute__((noinline)) static void row_backward(
 /* G GRUs, T steps, batch B, hidden H; row-major arrays, gate order (r, z, n) as torch.nn.GRU:
    gi (G, T, B, 3H) = W_ih x (no bias);  b_ih (G, 3H);  h0 (G, B, H);  w_hh (G, 3H, H);  b_hh (G, 3H)
    ->  out (G, T, B, H). keep != 0: r, z, n and ghn = W_hn h + b_hn (each (G, T, B, H)) are written for
-   the backward. gh_all (G, T, B, 3H) receives every step's W_hh h_{t-1} + b_hh; NULL: scratch (B, 3H)
-   holds it. */
+   the backward (keep == 0: they go to rows4, 4H scratch). gh_all (G, T, B, 3H) receives every step's
+   W_hh h_{t-1} + b_hh; NULL: scratch (B, 3H) holds it. */
 void gru_forward(sgemm_t sgemm, int G, int T, int B, int H, const float *gi, const float *b_ih,
                  const float *h0, const float *w_hh, const float *b_hh, float *out, int keep, float *r,
-                 float *z, float *n, float *ghn, float *gh_all, float *scratch) {
+                 float *z, float *n, float *ghn, float *gh_all, float *scratch, float *rows4) {
     const int H3 = 3 * H;
     const float one = 1.0f, zero = 0.0f;
     for (int g = 0; g < G; g++) {
@@ -106,7 +94,8 @@ void gru_forward(sgemm_t sgemm, int G, int T, int B, int H, const float *gi, con
                     row_forward(H, gi + (row + b) * H3, bi, ghb, hp + (long)b * H, out + k0, r + k0, z + k0,
                                 n + k0, ghn + k0);
                 else
-                    row_forward_nokeep(H, gi + (row + b) * H3, bi, ghb, hp + (long)b * H, out + k0);
+                    row_forward(H, gi + (row + b) * H3, bi, ghb, hp + (long)b * H, out + k0, rows4, rows4 + H,
+                                rows4 + 2 * H, rows4 + 3 * H);
             }
         }
     }
@@ -120,8 +109,7 @@ void gru_cell(int G, int N, int H, const float *gi, const float *b_ih, const flo
     for (int g = 0; g < G; g++)
         for (int i = 0; i < N; i++) {
             const long row = (long)g * N + i;
-            /* ghn goes to a scratch row: the cell's backward reads gh itself */
-            float ghn[4096];
+            float ghn[4096]; /* a scratch row: the cell's backward reads gh itself */
             row_forward(H, gi + row * 3 * H, b_ih + (long)g * 3 * H, gh + row * 3 * H, h + row * H,
                         out + row * H, r + row * H, z + row * H, n + row * H, ghn);
         }
@@ -198,7 +186,7 @@ def kernel() -> tuple[ctypes.CDLL, int] | None:
                 symbols = ["gru_forward", "gru_backward", "gru_cell", "gru_cell_backward"]
                 lib = build_and_load("gru_seq", C_SOURCE, symbols) if address else None
                 if lib is not None and address:
-                    lib.gru_forward.argtypes = [_P, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _I, *([_P] * 6)]
+                    lib.gru_forward.argtypes = [_P, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _I, *([_P] * 7)]
                     lib.gru_forward.restype = None
                     lib.gru_backward.argtypes = [_P, _I, _I, _I, _I, *([_P] * 12)]
                     lib.gru_backward.restype = None
