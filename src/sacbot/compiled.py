@@ -124,8 +124,8 @@ def compiled_files(folder: Path) -> dict[str, Path] | None:
                 return None
         except OSError:
             return None
-        name = rel[: -len(suffix)].replace("/", ".") if rel.endswith(suffix) else ""
-        files[name] = path
+        if rel.endswith(suffix):
+            files[rel[: -len(suffix)].replace("/", ".")] = path
     if not set(COMPILED_MODULES) <= set(files):
         return None
     return files
@@ -154,8 +154,10 @@ def enabled() -> bool:
 def install() -> bool:
     """Put the compiled modules ahead of the sources if a complete build of exactly these sources exists.
     Called once by `import sacbot`, before any engine module is imported."""
-    if not enabled() or any(isinstance(f, CompiledFinder) for f in sys.meta_path):
-        return any(isinstance(f, CompiledFinder) for f in sys.meta_path)
+    if any(isinstance(f, CompiledFinder) for f in sys.meta_path):
+        return True
+    if not enabled():
+        return False
     try:
         files = compiled_files(build_folder())
     except OSError:  # a source file unreadable: run what Python finds
@@ -168,7 +170,7 @@ def install() -> bool:
 
 def engine_is_compiled() -> bool:
     """Whether the engine modules this process imported are the compiled ones."""
-    import sacbot.engine.game as game  # noqa: PLC0415 - imported on purpose, after install()
+    import sacbot.engine.game as game  # here, not at the top: this module must not import the engine
 
     return not str(game.__file__).endswith(".py")
 
