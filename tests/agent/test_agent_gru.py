@@ -92,13 +92,13 @@ def test_double_backward_is_refused_not_wrong() -> None:
 
 
 def _with_kernel(enabled: bool, fn: Any) -> Any:
-    """Run fn with the C time loops on or off (the module keeps the loaded kernel in `_kernel`)."""
+    """Run fn with the C time loops on or off (the loader keeps the loaded kernel in `value`)."""
     kernel = native_gru.kernel()
     try:
-        native_gru._kernel = kernel if enabled else None
+        native_gru.kernel.value = kernel if enabled else None
         return fn()
     finally:
-        native_gru._kernel = kernel
+        native_gru.kernel.value = kernel
 
 
 def test_the_c_loops_are_built_where_a_compiler_exists() -> None:

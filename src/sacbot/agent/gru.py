@@ -65,6 +65,30 @@ def _forward(
     return out, (rz, n, gh_all)
 
 
+def _parameter_grads(
+    needs: tuple[bool, ...], dgi: Tensor, dgh: Tensor, x: Tensor, h0: Tensor, h_rest: Tensor, w_ih: Tensor
+) -> tuple[Tensor | None, Tensor | None, Tensor | None, Tensor | None, Tensor | None]:
+    """Both backwards' batched tail: from the pre-activation gradients dgi, dgh (G, T, B, 3H) the gradients
+    of x, W_ih, W_hh, b_ih and b_hh (None where `needs` (x, W_ih, W_hh, b_ih, b_hh) says no). The hidden
+    states before the steps are h0 (G, B, H), then h_rest (G, T - 1, B, H): the outputs but the last."""
+    need_x, need_w_ih, need_w_hh, need_b_ih, need_b_hh = needs
+    g, t_len, b, h3 = dgh.shape
+    dgi_flat, dgh_flat = dgi.reshape(g, t_len * b, h3), dgh.reshape(g, t_len * b, h3)
+    grad_w_hh = None
+    if need_w_hh:  # sum over steps of dgh_t^T h_{t-1}: h0 for the first step, then h_rest
+        grad_w_hh = torch.bmm(dgh[:, 0].transpose(1, 2), h0)
+        if t_len > 1:
+            rest = dgh[:, 1:].reshape(g, (t_len - 1) * b, h3)
+            grad_w_hh.baddbmm_(rest.transpose(1, 2), h_rest.reshape(g, (t_len - 1) * b, -1))
+    return (
+        torch.bmm(dgi_flat, w_ih).view_as(x) if need_x else None,
+        torch.bmm(dgi_flat.transpose(1, 2), x.reshape(g, t_len * b, -1)) if need_w_ih else None,
+        grad_w_hh,
+        dgi_flat.sum(1) if need_b_ih else None,
+        dgh_flat.sum(1) if need_b_hh else None,
+    )
+
+
 class _GRUSequence(torch.autograd.Function):
     @staticmethod
     def forward(
@@ -105,24 +129,19 @@ class _GRUSequence(torch.autograd.Function):
             dgh_t = torch.mul(dh_t.unsqueeze(2), factors_h[:, t], out=dgh[:, t])
             if t > 0 or need_h0:
                 dh = torch.baddbmm(dh_t * z[:, t], dgh_t.view(g, b, 3 * hsz), w_hh)
-        dgh_flat = dgh.view(g, t_len * b, 3 * hsz)
         # The input side differs from the hidden side only in the n gate (no factor r there).
         dgi = dgh.clone()
         torch.mul(dh_all, dn_pre, out=dgi[..., 2, :])
-        dgi_flat = dgi.view(g, t_len * b, 3 * hsz)
-        grad_x = torch.bmm(dgi_flat, w_ih).view_as(x) if need_x else None
-        grad_w_ih = torch.bmm(dgi_flat.transpose(1, 2), x.reshape(g, t_len * b, -1)) if need_w_ih else None
-        grad_w_hh = (
-            torch.bmm(dgh_flat.transpose(1, 2), h_prev.reshape(g, t_len * b, hsz)) if need_w_hh else None
+        grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh = _parameter_grads(
+            (need_x, need_w_ih, need_w_hh, need_b_ih, need_b_hh),
+            dgi.view(g, t_len, b, 3 * hsz),
+            dgh.view(g, t_len, b, 3 * hsz),
+            x,
+            h_prev[:, 0],
+            h_prev[:, 1:],
+            w_ih,
         )
-        return (
-            grad_x,
-            dh if need_h0 else None,
-            grad_w_ih,
-            grad_w_hh,
-            dgi_flat.sum(1) if need_b_ih else None,
-            dgh_flat.sum(1) if need_b_hh else None,
-        )
+        return (grad_x, dh if need_h0 else None, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh)
 
 
 def _native(*tensors: Tensor) -> tuple[Any, int] | None:
@@ -206,23 +225,10 @@ class _NativeGRUSequence(torch.autograd.Function):
             n.data_ptr(), ghn.data_ptr(), w_hh.data_ptr(), dgh.data_ptr(), dgi.data_ptr(), _ptr(dh0),
             scratch.data_ptr(),
         )  # fmt: skip
-        dgh_flat = dgh.view(g, t_len * b, 3 * hsz)
-        dgi_flat = dgi.view(g, t_len * b, 3 * hsz)
-        grad_w_hh = None
-        if need_w_hh:  # sum over steps of dgh_t^T h_{t-1}: h0 for the first step, the outputs after
-            grad_w_hh = torch.bmm(dgh[:, 0].transpose(1, 2), h0)
-            if t_len > 1:
-                rest = dgh[:, 1:].reshape(g, (t_len - 1) * b, 3 * hsz)
-                grad_w_hh.baddbmm_(rest.transpose(1, 2), out[:, :-1].reshape(g, (t_len - 1) * b, hsz))
-        return (
-            torch.bmm(dgi_flat, w_ih).view_as(x) if need_x else None,
-            dh0,
-            torch.bmm(dgi_flat.transpose(1, 2), x.reshape(g, t_len * b, -1)) if need_w_ih else None,
-            grad_w_hh,
-            dgi_flat.sum(1) if need_b_ih else None,
-            dgh_flat.sum(1) if need_b_hh else None,
-            None,
+        grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh = _parameter_grads(
+            (need_x, need_w_ih, need_w_hh, need_b_ih, need_b_hh), dgi, dgh, x, h0, out[:, :-1], w_ih
         )
+        return (grad_x, dh0, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, None)
 
 
 def gru_sequence_with_gates(

@@ -15,8 +15,12 @@ import platform
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 # -ffast-math lets the compiler vectorise sums (in another order: ~1e-7 relative) and call glibc's vector
 # expf. It is given to the compile step only: linking with it would add crtfastmath.o, whose constructor turns
@@ -85,3 +89,24 @@ def _compile(compiler: str, name: str, source: str, target: Path) -> None:
         ):
             subprocess.run(argv, check=True, capture_output=True, timeout=120)
         os.replace(built, target)
+
+
+class BuiltOnce(Generic[T]):
+    """A kernel made by `make` on the first call (None: not buildable; never tried when SACBOT_NATIVE=0).
+
+    Thread-safe: a second caller during the first compile waits for it rather than falling back. `value` may
+    be set directly (tests switch a kernel off and on with it)."""
+
+    def __init__(self, make: Callable[[], T | None]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self._tried = False
+        self.value: T | None = None
+
+    def __call__(self) -> T | None:
+        with self._lock:
+            if not self._tried:
+                self._tried = True
+                if native_enabled():
+                    self.value = self._make()
+            return self.value

@@ -14,10 +14,9 @@ Where no compiler or no exported sgemm is found (or SACBOT_NATIVE=0), `kernel()`
 from __future__ import annotations
 
 import ctypes
-import threading
 from pathlib import Path
 
-from sacbot.agent.native_build import build_and_load, native_enabled
+from sacbot.agent.native_build import BuiltOnce, build_and_load
 
 C_SOURCE = r"""
 #include <math.h>
@@ -157,10 +156,6 @@ MAX_HIDDEN = 4096  # the cell's scratch rows above
 _P = ctypes.c_void_p
 _I = ctypes.c_int
 
-_lock = threading.Lock()
-_tried = False
-_kernel: tuple[ctypes.CDLL, int] | None = None
-
 
 def _sgemm_address() -> int | None:
     """The address of the BLAS sgemm_ that torch's CPU library exports (MKL in the official wheels)."""
@@ -175,24 +170,22 @@ def _sgemm_address() -> int | None:
     return address
 
 
-def kernel() -> tuple[ctypes.CDLL, int] | None:
-    """(the compiled kernel, the sgemm address), or None where either is missing. Thread-safe; built once."""
-    global _tried, _kernel
-    with _lock:
-        if not _tried:
-            _tried = True
-            if native_enabled():
-                address = _sgemm_address()
-                symbols = ["gru_forward", "gru_backward", "gru_cell", "gru_cell_backward"]
-                lib = build_and_load("gru_seq", C_SOURCE, symbols) if address else None
-                if lib is not None and address:
-                    lib.gru_forward.argtypes = [_P, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _I, *([_P] * 7)]
-                    lib.gru_forward.restype = None
-                    lib.gru_backward.argtypes = [_P, _I, _I, _I, _I, *([_P] * 12)]
-                    lib.gru_backward.restype = None
-                    lib.gru_cell.argtypes = [_I, _I, _I, *([_P] * 8)]
-                    lib.gru_cell.restype = None
-                    lib.gru_cell_backward.argtypes = [_I, _I, _I, *([_P] * 7)]
-                    lib.gru_cell_backward.restype = None
-                    _kernel = (lib, address)
-        return _kernel
+def _build() -> tuple[ctypes.CDLL, int] | None:
+    address = _sgemm_address()
+    if not address:
+        return None
+    symbols = ["gru_forward", "gru_backward", "gru_cell", "gru_cell_backward"]
+    lib = build_and_load("gru_seq", C_SOURCE, symbols)
+    if lib is None:
+        return None
+    lib.gru_forward.argtypes = [_P, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _I, *([_P] * 7)]
+    lib.gru_backward.argtypes = [_P, _I, _I, _I, _I, *([_P] * 12)]
+    lib.gru_cell.argtypes = [_I, _I, _I, *([_P] * 8)]
+    lib.gru_cell_backward.argtypes = [_I, _I, _I, *([_P] * 7)]
+    for fn in (lib.gru_forward, lib.gru_backward, lib.gru_cell, lib.gru_cell_backward):
+        fn.restype = None
+    return lib, address
+
+
+# (the compiled kernel, the sgemm address), or None where either is missing. Thread-safe; built once.
+kernel = BuiltOnce(_build)

@@ -11,9 +11,8 @@ Building and caching: `sacbot.agent.native_build`.
 from __future__ import annotations
 
 import ctypes
-import threading
 
-from sacbot.agent.native_build import build_and_load, native_enabled
+from sacbot.agent.native_build import BuiltOnce, build_and_load
 
 ACTIVATIONS = {"relu": 0, "tanh": 1, "elu": 2}
 
@@ -92,27 +91,13 @@ class ActorStruct(ctypes.Structure):
     ]
 
 
-_kernel: ctypes.CDLL | None = None
-_tried = False
-_lock = threading.Lock()
-
-
-def load_kernel() -> ctypes.CDLL | None:
-    """The compiled kernel (compiled once per machine and source), or None where it cannot be built.
-
-    Thread-safe: a second caller during the first compile waits for it rather than falling back to numpy."""
-    global _kernel, _tried
-    with _lock:
-        if not _tried:
-            _tried = True
-            if native_enabled():
-                _kernel = _build_and_load()
-        return _kernel
-
-
 def _build_and_load() -> ctypes.CDLL | None:
     lib = build_and_load("actor_step", C_SOURCE, ["actor_step"])
     if lib is not None:
         lib.actor_step.argtypes = [ctypes.c_void_p] * 6
         lib.actor_step.restype = None
     return lib
+
+
+# The compiled kernel (once per machine and source), or None where it cannot be built. Thread-safe.
+load_kernel = BuiltOnce(_build_and_load)
