@@ -36,7 +36,10 @@ def test_official_python_bots_play_a_multi_round_game(tmp_path: Path) -> None:
     )
     with (
         EmbeddedArena(
-            tap=lambda _cid, text: sent.append(text), bot_secrets={"bs"}, controller_secrets={"cs"}
+            tap=lambda _cid, text: sent.append(text),
+            bot_secrets={"bs"},
+            controller_secrets={"cs"},
+            seed=1,  # fixed placements: with random ones, 1 run in ~17 saw no bullet hit (turning gunners)
         ) as arena,
         Booter(arena.url, "bs", log_dir=tmp_path / "logs") as booter,
     ):
