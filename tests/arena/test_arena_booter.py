@@ -92,8 +92,10 @@ def test_ctrl_c_on_a_booting_program_stops_every_bot(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "booted"
-        wait_for(lambda: (d / "child.pid").exists(), 20, "the bot")
-        child = int((d / "child.pid").read_text())
+        pid_file = d / "child.pid"
+        # The shell creates the file before it writes the pid: wait for the number, not the file.
+        wait_for(lambda: pid_file.exists() and pid_file.read_text().strip() != "", 20, "the bot")
+        child = int(pid_file.read_text())
         assert pid_alive(child)
         proc.send_signal(signal.SIGINT)  # Ctrl-C: KeyboardInterrupt, then the booter's exit hook
         proc.wait(20)
