@@ -58,7 +58,8 @@ def test_a_move_started_while_moving_still_ends_stopped_near_its_end(speed: floa
     assert final == 0.0
     braking = speed * speed / 4  # 8 -> 6 + 4 + 2 = 12 < 16
     if distance * speed >= 0 and abs(distance) >= braking + abs(speed):
-        assert math.isclose(x, distance, abs_tol=1e-6)
+        # 1e-5: Motion takes a move below that as done (a crumb of a move is no move).
+        assert math.isclose(x, distance, abs_tol=1e-5)
     else:
         assert abs(x - distance) <= braking + 1.0
 
