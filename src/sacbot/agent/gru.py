@@ -27,7 +27,7 @@ from torch.autograd.function import once_differentiable
 
 from sacbot.agent import native_gru
 
-__all__ = ["gru_cell_detached", "gru_cell_from_gates", "gru_sequence", "gru_sequence_with_gates"]
+__all__ = ["gru_sequence", "gru_sequence_with_gates"]
 
 
 def _forward(
@@ -266,67 +266,3 @@ def gru_sequence(x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor
         out: Tensor = _GRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh)[0]
         return out
     return _forward(x, h0, w_ih, w_hh, b_ih, b_hh, keep=False)[0]
-
-
-def gru_cell_from_gates(gi: Tensor | tuple[Tensor, Tensor], gh: Tensor, h_prev: Tensor) -> Tensor:
-    """One GRU step from given pre-activations gi = W_ih x + b_ih and gh = W_hh h_prev + b_hh (..., 3H)
-    (plain autograd ops: the trainer's actor loss reuses the critics' gh from their pass over the window).
-    gi may also be given as its two parts (gi_rz (..., 2H), gi_n (..., H)): slicing one gi that needs a
-    gradient would make autograd zero-fill and copy a full-size gradient for each slice."""
-    h = h_prev.shape[-1]
-    gi_rz, gi_n = (gi[..., : 2 * h], gi[..., 2 * h :]) if isinstance(gi, Tensor) else gi
-    r, z = torch.sigmoid(gi_rz + gh[..., : 2 * h]).split(h, -1)
-    n = torch.tanh(torch.addcmul(gi_n, r, gh[..., 2 * h :]))
-    return torch.lerp(n, h_prev, z)
-
-
-class _NativeCell(torch.autograd.Function):
-    """`gru_cell_detached` in C: differentiable in gi only."""
-
-    @staticmethod
-    def forward(ctx: Any, gi: Tensor, b_ih: Tensor, gh: Tensor, h_prev: Tensor) -> Tensor:
-        k = native_gru.kernel()
-        assert k is not None
-        lib = k[0]
-        g, n_rows, hsz = h_prev.shape
-        gi, b_ih, gh, h_prev = gi.contiguous(), b_ih.contiguous(), gh.contiguous(), h_prev.contiguous()
-        out, r, z, n = (h_prev.new_empty(g, n_rows, hsz) for _ in range(4))
-        lib.gru_cell(
-            g, n_rows, hsz, gi.data_ptr(), b_ih.data_ptr(), gh.data_ptr(), h_prev.data_ptr(), out.data_ptr(),
-            r.data_ptr(), z.data_ptr(), n.data_ptr(),
-        )  # fmt: skip
-        ctx.save_for_backward(gh, h_prev, r, z, n)
-        return out
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx: Any, grad_out: Tensor) -> tuple[Tensor | None, ...]:
-        k = native_gru.kernel()
-        assert k is not None
-        gh, h_prev, r, z, n = ctx.saved_tensors
-        g, n_rows, hsz = h_prev.shape
-        grad_out = grad_out.contiguous()
-        dgi = gh.new_empty(g, n_rows, 3 * hsz)
-        k[0].gru_cell_backward(
-            g, n_rows, hsz, grad_out.data_ptr(), gh.data_ptr(), h_prev.data_ptr(), r.data_ptr(), z.data_ptr(),
-            n.data_ptr(), dgi.data_ptr(),
-        )  # fmt: skip
-        return dgi, None, None, None
-
-
-def gru_cell_detached(x: Tensor, w_ih: Tensor, b_ih: Tensor, gh: Tensor, h_prev: Tensor) -> Tensor:
-    """One step of G GRUs for inputs x (G, N, I) with given hidden-side pre-activations
-    gh = W_hh h_prev + b_hh (G, N, 3H) and h_prev (G, N, H), differentiable in x only: the weights, gh and
-    h_prev are constants (the trainer's actor loss evaluates the critics so). One C call where it is built."""
-    w_ih, b_ih, gh, h_prev = w_ih.detach(), b_ih.detach(), gh.detach(), h_prev.detach()
-    hsz = h_prev.shape[-1]
-    if _native(x, w_ih, b_ih, gh, h_prev) is not None and hsz <= native_gru.MAX_HIDDEN:
-        gi = torch.bmm(x, w_ih.transpose(1, 2))  # b_ih is added in C
-        out: Tensor = _NativeCell.apply(gi, b_ih, gh, h_prev)
-        return out
-    w_t, bias = w_ih.transpose(1, 2), b_ih.unsqueeze(1)
-    gi_parts = (  # two matmuls, not one sliced in two (see gru_cell_from_gates)
-        torch.baddbmm(bias[..., : 2 * hsz], x, w_t[..., : 2 * hsz]),
-        torch.baddbmm(bias[..., 2 * hsz :], x, w_t[..., 2 * hsz :]),
-    )
-    return gru_cell_from_gates(gi_parts, gh, h_prev)

@@ -19,7 +19,8 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from sacbot.agent.gru import gru_cell_detached, gru_sequence, gru_sequence_with_gates
+from sacbot.agent.gru import gru_sequence, gru_sequence_with_gates
+from sacbot.agent.min_q import min_q_from_gates
 from sacbot.agent.sizes import NetworkSizes
 
 __all__ = ["Actor", "NetworkSizes", "TwinCritic", "activation_fn", "squashed_sample"]
@@ -200,7 +201,7 @@ class TwinCritic(nn.Module):
         self, x: Tensor, h0: Tensor, ws: tuple[Tensor, ...] | None = None
     ) -> tuple[Tensor, Tensor, Tensor]:
         """Time-major x (T, B, D), h0 (2, B, H) -> Q (2, T, B), GRU outputs (2, T, B, H) and the detached
-        hidden-side pre-activations W_hh h_{t-1} + b_hh (2, T, B, 3H) for `step_from_gates`."""
+        hidden-side pre-activations W_hh h_{t-1} + b_hh (2, T, B, 3H) for `min_q_from_gates`."""
         w = ws if ws is not None else self.weights()
         out, gh = _run_gru(self._embed(x, w), h0, (w[2], w[3], w[4], w[5]), self.sizes.memoryless)
         return self._q(out, w), out, gh
@@ -227,18 +228,13 @@ class TwinCritic(nn.Module):
         h_new = gru_sequence(e, h, w[2], w[3], w[4], w[5])  # (2, 1, N, H)
         return self._q(h_new, w).reshape(2, *x.shape[:-1])
 
-    def step_from_gates(self, x: Tensor, h_prev: Tensor, gh: Tensor) -> Tensor:
-        """`step(x, h_prev, detach=True)` given gh = W_hh h_prev + b_hh (2, ..., 3H) from `sequence_tm`:
-        the hidden-side matmul of the actor loss's critic step is the one the critics' pass already did."""
-        w = self.weights(detach=True)
-        e = self._embed(x, w)  # (2, ..., E)
-        lead = e.shape[:-1]
-        flat, hsz = e.reshape(2, -1, e.shape[-1]), self.sizes.hidden
-        h = h_prev.reshape(2, -1, h_prev.shape[-1])
-        if self.sizes.memoryless:  # as in `step`: every step starts from zero (gh was computed from zero too)
-            h = torch.zeros_like(h)
-        h_new = gru_cell_detached(flat, w[2], w[4], gh.reshape(*flat.shape[:2], 3 * hsz), h)
-        return self._q(h_new, w).reshape(lead)
+    def min_q_from_gates(self, x: Tensor, h_prev: Tensor, gh: Tensor) -> Tensor:
+        """min(Q1, Q2) of `step(x, h_prev, detach=True)` given gh = W_hh h_prev + b_hh (2, ..., 3H) from
+        `sequence_tm`: the hidden-side matmul of the actor loss's critic step is the one the critics' pass
+        already did, and the backward runs only through each row's smaller critic (`sacbot.agent.min_q`)."""
+        return min_q_from_gates(
+            x, h_prev, gh, self.weights(detach=True), self.sizes.activation, self.sizes.memoryless
+        )
 
     def initial_hidden(self, batch: int) -> Tensor:
         return torch.zeros(2, batch, self.sizes.hidden, device=self.fc_in_weight.device)

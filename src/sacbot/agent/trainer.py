@@ -11,9 +11,9 @@ One update pass on a batch of windows (L = burn_in + train_len transitions, L + 
    the target critics over the window (target_history="target").
 4. Actor loss: one GRU step of the critics (weights detached) from their data hidden state h_{t-1} with
    (s_t, a~pi); its hidden-side gates W_hh h_{t-1} + b_hh are the ones step 2 computed, so only the input
-   side is new (`TwinCritic.step_from_gates`). All losses use the critics as they were before this pass;
-   one backward, then each optimiser steps after its own gradient-norm clip; targets follow by Polyak
-   averaging.
+   side is new, and its backward runs through each row's smaller critic only (`TwinCritic.min_q_from_gates`).
+   All losses use the critics as they were before this pass; one backward, then each optimiser steps after
+   its own gradient-norm clip; targets follow by Polyak averaging.
 The GRU's own per-step loop aside (`sacbot.agent.gru`), no Python loop over time; one host sync (the metrics)
 per pass.
 """
@@ -260,7 +260,7 @@ class SacTrainer:
         critic_loss = (q - y).pow(2).mean(dim=(1, 2)).sum()
         h_prev = torch.cat([h_critic.unsqueeze(1), h_seq[:, :-1].detach()], 1)  # (2, T, B, H)
         x_pi = torch.cat([obs[b:L], a_pi[:-1]], -1)
-        q_pi = self.critic.step_from_gates(x_pi, h_prev, gh_seq).min(0).values
+        q_pi = self.critic.min_q_from_gates(x_pi, h_prev, gh_seq)
         logp_now = logp[:-1]
         actor_loss = (alpha * logp_now - q_pi).mean()
         kick = torch.zeros((), device=self.device)
