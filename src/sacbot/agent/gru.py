@@ -66,26 +66,28 @@ def _forward(
 
 
 def _parameter_grads(
-    needs: tuple[bool, ...], dgi: Tensor, dgh: Tensor, x: Tensor, h0: Tensor, h_rest: Tensor, w_ih: Tensor
+    needs: tuple[bool, ...],
+    dgi: Tensor,
+    dgh: Tensor,
+    x: Tensor,
+    h_prev: Tensor,
+    w_ih: Tensor,
+    bias_grads: tuple[Tensor | None, Tensor | None] | None = None,
 ) -> tuple[Tensor | None, Tensor | None, Tensor | None, Tensor | None, Tensor | None]:
     """Both backwards' batched tail: from the pre-activation gradients dgi, dgh (G, T, B, 3H) the gradients
-    of x, W_ih, W_hh, b_ih and b_hh (None where `needs` (x, W_ih, W_hh, b_ih, b_hh) says no). The hidden
-    states before the steps are h0 (G, B, H), then h_rest (G, T - 1, B, H): the outputs but the last."""
+    of x, W_ih, W_hh, b_ih and b_hh (None where `needs` (x, W_ih, W_hh, b_ih, b_hh) says no). h_prev
+    (G, T, B, H) holds the hidden state before each step; bias_grads, where given, are the bias gradients
+    already summed."""
     need_x, need_w_ih, need_w_hh, need_b_ih, need_b_hh = needs
     g, t_len, b, h3 = dgh.shape
     dgi_flat, dgh_flat = dgi.reshape(g, t_len * b, h3), dgh.reshape(g, t_len * b, h3)
-    grad_w_hh = None
-    if need_w_hh:  # sum over steps of dgh_t^T h_{t-1}: h0 for the first step, then h_rest
-        grad_w_hh = torch.bmm(dgh[:, 0].transpose(1, 2), h0)
-        if t_len > 1:
-            rest = dgh[:, 1:].reshape(g, (t_len - 1) * b, h3)
-            grad_w_hh.baddbmm_(rest.transpose(1, 2), h_rest.reshape(g, (t_len - 1) * b, -1))
+    grad_b_ih, grad_b_hh = bias_grads if bias_grads is not None else (None, None)
     return (
         torch.bmm(dgi_flat, w_ih).view_as(x) if need_x else None,
         torch.bmm(dgi_flat.transpose(1, 2), x.reshape(g, t_len * b, -1)) if need_w_ih else None,
-        grad_w_hh,
-        dgi_flat.sum(1) if need_b_ih else None,
-        dgh_flat.sum(1) if need_b_hh else None,
+        torch.bmm(dgh_flat.transpose(1, 2), h_prev.reshape(g, t_len * b, -1)) if need_w_hh else None,
+        (grad_b_ih if grad_b_ih is not None else dgi_flat.sum(1)) if need_b_ih else None,
+        (grad_b_hh if grad_b_hh is not None else dgh_flat.sum(1)) if need_b_hh else None,
     )
 
 
@@ -137,8 +139,7 @@ class _GRUSequence(torch.autograd.Function):
             dgi.view(g, t_len, b, 3 * hsz),
             dgh.view(g, t_len, b, 3 * hsz),
             x,
-            h_prev[:, 0],
-            h_prev[:, 1:],
+            h_prev,
             w_ih,
         )
         return (grad_x, dh if need_h0 else None, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh)
@@ -166,13 +167,14 @@ def _native_run(
     keep: bool,
     with_gates: bool,
 ) -> tuple[Tensor, Tensor | None, tuple[Tensor, Tensor, Tensor, Tensor] | None]:
-    """The C forward: outputs (G, T, B, H), the hidden-side pre-activations (G, T, B, 3H) if with_gates, and
+    """The C forward: the states hs (G, T + 1, B, H) (hs[:, 1:] the outputs; with keep, hs[:, 0] is h0 so that
+    hs[:, :-1] are the previous states), the hidden-side pre-activations (G, T, B, 3H) if with_gates, and
     with keep the saved r, z, n, W_hn h + b_hn for `gru_backward`."""
     lib, sgemm = k
     g, t_len, b, i = x.shape
     h = h0.shape[-1]
     gi = torch.bmm(x.reshape(g, t_len * b, i), w_ih.transpose(1, 2))  # b_ih is added in C: no broadcast copy
-    out = x.new_empty(g, t_len, b, h)
+    hs = x.new_empty(g, t_len + 1, b, h)
     saved = tuple(x.new_empty(g, t_len, b, h) for _ in range(4)) if keep else None
     gh_all = x.new_empty(g, t_len, b, 3 * h) if with_gates else None
     scratch = None if with_gates else x.new_empty(b, 3 * h)
@@ -180,12 +182,14 @@ def _native_run(
     r, z, n, ghn = saved if saved is not None else (None, None, None, None)
     # Every array C reads or writes is held by a name: a temporary's memory would be freed before the call.
     h0, w_hh, b_ih, b_hh = h0.contiguous(), w_hh.contiguous(), b_ih.contiguous(), b_hh.contiguous()
+    if keep:
+        hs[:, 0] = h0
     lib.gru_forward(
         sgemm, g, t_len, b, h, gi.data_ptr(), b_ih.data_ptr(), h0.data_ptr(), w_hh.data_ptr(),
-        b_hh.data_ptr(), out.data_ptr(), int(keep), _ptr(r), _ptr(z), _ptr(n), _ptr(ghn), _ptr(gh_all),
+        b_hh.data_ptr(), hs.data_ptr(), int(keep), _ptr(r), _ptr(z), _ptr(n), _ptr(ghn), _ptr(gh_all),
         _ptr(scratch), _ptr(rows4),
     )  # fmt: skip
-    return out, gh_all, saved  # type: ignore[return-value]
+    return hs, gh_all, saved  # type: ignore[return-value]
 
 
 class _NativeGRUSequence(torch.autograd.Function):
@@ -198,35 +202,38 @@ class _NativeGRUSequence(torch.autograd.Function):
         k = native_gru.kernel()
         assert k is not None
         h0, w_hh = h0.contiguous(), w_hh.contiguous()
-        out, gh_all, saved = _native_run(k, x, h0, w_ih, w_hh, b_ih, b_hh, keep=True, with_gates=gates)
+        hs, gh_all, saved = _native_run(k, x, h0, w_ih, w_hh, b_ih, b_hh, keep=True, with_gates=gates)
         assert saved is not None
-        ctx.save_for_backward(x, h0, w_ih, w_hh, out, *saved)
+        ctx.save_for_backward(x, h0, w_ih, w_hh, hs, *saved)
         gh = gh_all if gh_all is not None else x.new_empty(0)
         ctx.mark_non_differentiable(gh)
         ctx.set_materialize_grads(False)
-        return out, gh
+        return hs[:, 1:], gh
 
     @staticmethod
     @once_differentiable
     def backward(ctx: Any, grad_out: Tensor | None, _grad_gh: Tensor | None) -> tuple[Tensor | None, ...]:
-        x, h0, w_ih, w_hh, out, r, z, n, ghn = ctx.saved_tensors
+        x, h0, w_ih, w_hh, hs, r, z, n, ghn = ctx.saved_tensors
         need_x, need_h0, need_w_ih, need_w_hh, need_b_ih, need_b_hh, _ = ctx.needs_input_grad
         k = native_gru.kernel()
         assert k is not None
         lib, sgemm = k
-        g, t_len, b, hsz = out.shape
-        go = grad_out.contiguous() if grad_out is not None else torch.zeros_like(out)
-        dgh = out.new_empty(g, t_len, b, 3 * hsz)
-        dgi = out.new_empty(g, t_len, b, 3 * hsz)
-        dh0 = out.new_empty(g, b, hsz) if need_h0 else None
-        scratch = out.new_empty(b, hsz)  # held by a name: a temporary would be freed before the call
+        g, t_len, b, hsz = r.shape
+        go = grad_out.contiguous() if grad_out is not None else torch.zeros_like(r)
+        dgh = r.new_empty(g, t_len, b, 3 * hsz)
+        dgi = r.new_empty(g, t_len, b, 3 * hsz)
+        dh0 = r.new_empty(g, b, hsz) if need_h0 else None
+        db_ih = r.new_empty(g, 3 * hsz) if need_b_ih else None
+        db_hh = r.new_empty(g, 3 * hsz) if need_b_hh else None
+        scratch = r.new_empty(b, hsz)  # held by a name: a temporary would be freed before the call
         lib.gru_backward(
-            sgemm, g, t_len, b, hsz, go.data_ptr(), h0.data_ptr(), out.data_ptr(), r.data_ptr(), z.data_ptr(),
+            sgemm, g, t_len, b, hsz, go.data_ptr(), h0.data_ptr(), hs.data_ptr(), r.data_ptr(), z.data_ptr(),
             n.data_ptr(), ghn.data_ptr(), w_hh.data_ptr(), dgh.data_ptr(), dgi.data_ptr(), _ptr(dh0),
-            scratch.data_ptr(),
+            _ptr(db_ih), _ptr(db_hh), scratch.data_ptr(),
         )  # fmt: skip
+        needs = (need_x, need_w_ih, need_w_hh, need_b_ih, need_b_hh)
         grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh = _parameter_grads(
-            (need_x, need_w_ih, need_w_hh, need_b_ih, need_b_hh), dgi, dgh, x, h0, out[:, :-1], w_ih
+            needs, dgi, dgh, x, hs[:, :-1], w_ih, (db_ih, db_hh)
         )
         return (grad_x, dh0, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, None)
 
@@ -242,9 +249,9 @@ def gru_sequence_with_gates(
         if grad:
             out, gh = _NativeGRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh, True)
             return out, gh
-        out, gates, _ = _native_run(k, x, h0, w_ih, w_hh, b_ih, b_hh, keep=False, with_gates=True)
+        hs, gates, _ = _native_run(k, x, h0, w_ih, w_hh, b_ih, b_hh, keep=False, with_gates=True)
         assert gates is not None
-        return out, gates
+        return hs[:, 1:], gates
     if grad:  # the torch loops keep the gates time-first (T, G, B, 3H)
         out, gh = _GRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh)
         return out, gh.transpose(0, 1)
@@ -261,7 +268,7 @@ def gru_sequence(x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor
         if grad:
             native_out: Tensor = _NativeGRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh, False)[0]
             return native_out
-        return _native_run(k, x, h0, w_ih, w_hh, b_ih, b_hh, keep=False, with_gates=False)[0]
+        return _native_run(k, x, h0, w_ih, w_hh, b_ih, b_hh, keep=False, with_gates=False)[0][:, 1:]
     if grad:
         out: Tensor = _GRUSequence.apply(x, h0, w_ih, w_hh, b_ih, b_hh)[0]
         return out

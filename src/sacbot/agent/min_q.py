@@ -42,7 +42,10 @@ def _activate(name: str, v: Tensor) -> Tensor:
     return F.elu(v)
 
 
-def _native_cell() -> Any | None:
+def _native_cell(t: Tensor) -> Any | None:
+    """The C kernel for float32 CPU arrays of a hidden size its scratch rows hold, else None."""
+    if t.dtype != torch.float32 or t.device.type != "cpu" or t.shape[-1] > native_gru.MAX_HIDDEN:
+        return None
     k = native_gru.kernel()
     return None if k is None else k[0]
 
@@ -51,7 +54,7 @@ def _cell_forward(gi: Tensor, b_ih: Tensor, gh: Tensor, h: Tensor) -> tuple[Tens
     """One GRU step of G groups of N rows: gi (G, N, 3H) without b_ih (G, 3H), gh (G, N, 3H), h (G, N, H)
     -> h' and the gates r, z, n (each (G, N, H)), in C where it is built."""
     g, rows, hsz = h.shape
-    lib = _native_cell() if gi.dtype == torch.float32 and gi.device.type == "cpu" else None
+    lib = _native_cell(h)
     if lib is not None:
         out, r, z, n = (h.new_empty(g, rows, hsz) for _ in range(4))
         lib.gru_cell(
@@ -71,7 +74,7 @@ def _cell_backward_rows(
     """The gradient (len(rows), 3H) of the cell's input pre-activations for the rows `rows` (int64) of one
     group's arrays gh (N, 3H), h, r, z, n (N, H), given dh (len(rows), H) for those rows."""
     hsz = h.shape[-1]
-    lib = _native_cell() if dh.dtype == torch.float32 and dh.device.type == "cpu" else None
+    lib = _native_cell(dh)
     if lib is not None:
         dgi = dh.new_empty(len(rows), 3 * hsz)
         lib.gru_cell_backward_rows(

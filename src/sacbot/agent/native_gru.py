@@ -54,20 +54,29 @@ static inline float sigm(float v) { return 1.0f / (1.0f + exp_inline(-v)); }
 /* One row (one batch entry of one step) per call; restrict parameters (the rows never overlap) and noinline
    keep each loop vectorised: inlined into the step loop, gcc gave up on the row loops. */
 __attribute__((noinline)) static void row_forward(
-    int H, const float *restrict gi, const float *restrict bi, const float *restrict gh,
+    int H, const float *restrict gi, const float *restrict bi, float *restrict gh, const float *restrict bh,
     const float *restrict hp, float *restrict out, float *restrict r, float *restrict z, float *restrict n,
     float *restrict ghn) {
     for (int j = 0; j < H; j++) {
-        float rj = sigm(gi[j] + bi[j] + gh[j]);
-        float zj = sigm(gi[H + j] + bi[H + j] + gh[H + j]);
-        float pn = gi[2 * H + j] + bi[2 * H + j] + rj * gh[2 * H + j];
+        const float ghr = gh[j] + bh[j], ghz = gh[H + j] + bh[H + j], ghnj = gh[2 * H + j] + bh[2 * H + j];
+        float rj = sigm(gi[j] + bi[j] + ghr);
+        float zj = sigm(gi[H + j] + bi[H + j] + ghz);
+        float pn = gi[2 * H + j] + bi[2 * H + j] + rj * ghnj;
         float nj = 2.0f * sigm(2.0f * pn) - 1.0f;
         out[j] = nj + zj * (hp[j] - nj);
         r[j] = rj;
         z[j] = zj;
         n[j] = nj;
-        ghn[j] = gh[2 * H + j];
+        ghn[j] = ghnj;
+        gh[j] = ghr; /* the row now holds W_hh h + b_hh */
+        gh[H + j] = ghz;
+        gh[2 * H + j] = ghnj;
     }
+}
+
+/* acc += row (H3 values): the bias gradients, summed while the rows are in cache. */
+__attribute__((noinline)) static void row_accumulate(int H3, const float *restrict row, float *restrict acc) {
+    for (int j = 0; j < H3; j++) acc[j] += row[j];
 }
 
 __attribute__((noinline)) static void row_backward(
@@ -92,46 +101,51 @@ __attribute__((noinline)) static void row_backward(
 
 /* G GRUs, T steps, batch B, hidden H; row-major arrays, gate order (r, z, n) as torch.nn.GRU:
    gi (G, T, B, 3H) = W_ih x (no bias);  b_ih (G, 3H);  h0 (G, B, H);  w_hh (G, 3H, H);  b_hh (G, 3H)
-   ->  out (G, T, B, H). keep != 0: r, z, n and ghn = W_hn h + b_hn (each (G, T, B, H)) are written for
-   the backward (keep == 0: they go to rows4, 4H scratch). gh_all (G, T, B, 3H) receives every step's
-   W_hh h_{t-1} + b_hh; NULL: scratch (B, 3H) holds it. */
+   ->  hs (G, T + 1, B, H): step t's output goes to hs[g, t + 1] (hs[g, 0] is the caller's: with h0 copied
+   there, hs[:, :-1] is every step's previous state, one array for the W_hh gradient). keep != 0: r, z, n and
+   ghn = W_hn h + b_hn (each (G, T, B, H)) are written for the backward (keep == 0: they go to rows4, 4H
+   scratch). gh_all (G, T, B, 3H) receives every step's W_hh h_{t-1} + b_hh; NULL: scratch (B, 3H) holds
+   it. */
 void gru_forward(sgemm_t sgemm, int G, int T, int B, int H, const float *gi, const float *b_ih,
-                 const float *h0, const float *w_hh, const float *b_hh, float *out, int keep, float *r,
+                 const float *h0, const float *w_hh, const float *b_hh, float *hs, int keep, float *r,
                  float *z, float *n, float *ghn, float *gh_all, float *scratch, float *rows4) {
     const int H3 = 3 * H;
     const float one = 1.0f, zero = 0.0f;
     for (int g = 0; g < G; g++) {
         const float *w = w_hh + (long)g * H3 * H, *bias = b_hh + (long)g * H3, *bi = b_ih + (long)g * H3;
         for (int t = 0; t < T; t++) {
-            const long row = ((long)g * T + t) * B; /* first (g, t, b=0) row */
-            const float *hp = t ? out + (row - B) * H : h0 + (long)g * B * H;
+            const long row = ((long)g * T + t) * B; /* first (g, t, b=0) row of the (G, T, B, .) arrays */
+            const float *hp = t ? hs + ((long)g * (T + 1) + t) * B * H : h0 + (long)g * B * H;
+            float *ht = hs + ((long)g * (T + 1) + t + 1) * B * H;
             float *gh = gh_all ? gh_all + row * H3 : scratch;
             sgemm("T", "N", &H3, &B, &H, &one, w, &H, hp, &H, &zero, gh, &H3);
             for (int b = 0; b < B; b++) {
-                float *ghb = gh + (long)b * H3;
                 const long k0 = (row + b) * H;
-                for (int j = 0; j < H3; j++) ghb[j] += bias[j];
+                float *ghb = gh + (long)b * H3;
                 if (keep)
-                    row_forward(H, gi + (row + b) * H3, bi, ghb, hp + (long)b * H, out + k0, r + k0, z + k0,
-                                n + k0, ghn + k0);
+                    row_forward(H, gi + (row + b) * H3, bi, ghb, bias, hp + (long)b * H, ht + (long)b * H,
+                                r + k0, z + k0, n + k0, ghn + k0);
                 else
-                    row_forward(H, gi + (row + b) * H3, bi, ghb, hp + (long)b * H, out + k0, rows4, rows4 + H,
-                                rows4 + 2 * H, rows4 + 3 * H);
+                    row_forward(H, gi + (row + b) * H3, bi, ghb, bias, hp + (long)b * H, ht + (long)b * H,
+                                rows4, rows4 + H, rows4 + 2 * H, rows4 + 3 * H);
             }
         }
     }
 }
+
+static const float NO_BIAS[3 * 4096];
 
 /* One GRU step of G groups of N rows from given pre-activations (the actor loss's critic step): gi (G, N, 3H)
    = W_ih x without b_ih (G, 3H), gh (G, N, 3H) = W_hh h + b_hh, h (G, N, H) -> out (G, N, H); r, z, n
    (G, N, H) are kept for gru_cell_backward_rows. */
 void gru_cell(int G, int N, int H, const float *gi, const float *b_ih, const float *gh, const float *h,
               float *out, float *r, float *z, float *n) {
+    float ghrow[3 * 4096], ghn[4096]; /* scratch rows: the cell's backward reads gh itself */
     for (int g = 0; g < G; g++)
         for (int i = 0; i < N; i++) {
             const long row = (long)g * N + i;
-            float ghn[4096]; /* a scratch row: the cell's backward reads gh itself */
-            row_forward(H, gi + row * 3 * H, b_ih + (long)g * 3 * H, gh + row * 3 * H, h + row * H,
+            memcpy(ghrow, gh + row * 3 * H, sizeof(float) * 3 * (size_t)H);
+            row_forward(H, gi + row * 3 * H, b_ih + (long)g * 3 * H, ghrow, NO_BIAS, h + row * H,
                         out + row * H, r + row * H, z + row * H, n + row * H, ghn);
         }
 }
@@ -149,24 +163,32 @@ void gru_cell_backward_rows(int N, int H, const int64_t *rows, const float *dout
     }
 }
 
-/* The backward of gru_forward (keep != 0) for the loss gradient grad_out (G, T, B, H):
+/* The backward of gru_forward (keep != 0, hs as it filled it) for the loss gradient grad_out (G, T, B, H):
    dgh (G, T, B, 3H) the gradients of the hidden-side pre-activations W_hh h_{t-1} + b_hh, dgi (G, T, B, 3H)
-   those of the input side, dh0 (G, B, H) or NULL; dh is scratch (B, H). */
+   those of the input side, dh0 (G, B, H) or NULL; db_ih, db_hh (G, 3H) or NULL receive the bias gradients
+   (the sums of dgi and dgh over steps and batch); dh is scratch (B, H). */
 void gru_backward(sgemm_t sgemm, int G, int T, int B, int H, const float *grad_out, const float *h0,
-                  const float *out, const float *r, const float *z, const float *n, const float *ghn,
-                  const float *w_hh, float *dgh, float *dgi, float *dh0, float *dh) {
+                  const float *hs, const float *r, const float *z, const float *n, const float *ghn,
+                  const float *w_hh, float *dgh, float *dgi, float *dh0, float *db_ih, float *db_hh,
+                  float *dh) {
     const int H3 = 3 * H;
     const float one = 1.0f;
     for (int g = 0; g < G; g++) {
         const float *w = w_hh + (long)g * H3 * H;
+        float *bi = db_ih ? db_ih + (long)g * H3 : NULL, *bh = db_hh ? db_hh + (long)g * H3 : NULL;
+        if (bi) memset(bi, 0, sizeof(float) * (size_t)H3);
+        if (bh) memset(bh, 0, sizeof(float) * (size_t)H3);
         memset(dh, 0, sizeof(float) * (size_t)B * H);
         for (int t = T - 1; t >= 0; t--) {
             const long row = ((long)g * T + t) * B;
-            const float *hp = t ? out + (row - B) * H : h0 + (long)g * B * H;
+            const float *hp = t ? hs + ((long)g * (T + 1) + t) * B * H : h0 + (long)g * B * H;
             for (int b = 0; b < B; b++) {
                 const long k0 = (row + b) * H;
+                float *dghb = dgh + (row + b) * H3, *dgib = dgi + (row + b) * H3;
                 row_backward(H, grad_out + k0, r + k0, z + k0, n + k0, ghn + k0, hp + (long)b * H,
-                             dh + (long)b * H, dgh + (row + b) * H3, dgi + (row + b) * H3);
+                             dh + (long)b * H, dghb, dgib);
+                if (bh) row_accumulate(H3, dghb, bh);
+                if (bi) row_accumulate(H3, dgib, bi);
             }
             if (t > 0 || dh0)
                 sgemm("N", "N", &H, &B, &H3, &one, w, &H, dgh + row * H3, &H3, &one, dh, &H);
@@ -203,7 +225,7 @@ def _build() -> tuple[ctypes.CDLL, int] | None:
     if lib is None:
         return None
     lib.gru_forward.argtypes = [_P, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _I, *([_P] * 7)]
-    lib.gru_backward.argtypes = [_P, _I, _I, _I, _I, *([_P] * 12)]
+    lib.gru_backward.argtypes = [_P, _I, _I, _I, _I, *([_P] * 14)]
     lib.gru_cell.argtypes = [_I, _I, _I, *([_P] * 8)]
     lib.gru_cell_backward_rows.argtypes = [_I, _I, *([_P] * 8)]
     for fn in (lib.gru_forward, lib.gru_backward, lib.gru_cell, lib.gru_cell_backward_rows):

@@ -107,11 +107,6 @@ class Actor(nn.Module):
         return (w_ih.unsqueeze(0), w_hh.unsqueeze(0), b_ih.unsqueeze(0), b_hh.unsqueeze(0))
 
     def _gru_tm(self, obs: Tensor, h0: Tensor) -> Tensor:
-        if not torch.is_grad_enabled() and not self.sizes.memoryless:  # inference: torch's own GRU loop
-            weights = [w[0] for w in self._gru_weights()]
-            e = self._act(self.fc_in(obs))
-            seq: Tensor = torch._VF.gru(e, h0.unsqueeze(0), weights, True, 1, 0.0, False, False, False)[0]
-            return seq
         e = self._act(self.fc_in(obs)).unsqueeze(0)
         return _run_gru_outputs(e, h0.unsqueeze(0), self._gru_weights(), self.sizes.memoryless)[0]
 

@@ -107,6 +107,12 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def _numpy_copy(t: Tensor) -> np.ndarray:
+    """A fresh numpy copy of a tensor's values (on the CPU without a trip through torch's `to`)."""
+    t = t.detach()
+    return t.numpy().copy() if t.device.type == "cpu" else t.cpu().numpy()
+
+
 def _np_rng_to_array(rng: np.random.Generator) -> np.ndarray:
     st = rng.bit_generator.state
     if st["bit_generator"] != "PCG64":
@@ -323,10 +329,7 @@ class SacTrainer:
     # -- publishing ---------------------------------------------------------------------------------------
     def actor_arrays(self) -> dict[str, np.ndarray]:
         """The actor's weights as float32 numpy arrays named `actor.<torch name>` (fresh copies)."""
-        return {
-            f"actor.{name}": p.detach().to("cpu", copy=True).numpy()
-            for name, p in self.actor.named_parameters()
-        }
+        return {f"actor.{name}": _numpy_copy(p) for name, p in self.actor.named_parameters()}
 
     def publish(self) -> ActorSnapshot:
         """Publish the current actor as a new immutable snapshot (a single reference swap)."""
