@@ -8,7 +8,7 @@ import torch
 
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.replay import Batch
-from sacbot.agent.trainer import SacTrainer, TrainerConfig, resolve_device
+from sacbot.agent.trainer import SacTrainer, TrainerConfig, clipping_divisors, resolve_device
 from sacbot.errors import UserError
 
 SMALL = NetworkSizes(embed=16, hidden=16, head=8)
@@ -71,24 +71,47 @@ def test_polyak_averaging() -> None:
 
 
 def test_gradient_clipping_bounds_the_step() -> None:
-    # Huge rewards give huge critic gradients; with SGD-like reasoning the applied gradient norm must be <= 1.
+    # Huge rewards give huge critic gradients: the step must be Adam's on gradients clipped to norm 1, exactly
+    # as torch.nn.utils.clip_grad_norm_ would clip them (here the clip is the fused Adam's grad divisor).
     trainer = SacTrainer(config(grad_clip=1.0))
     fill(trainer, reward_scale=1e4)
-    captured: dict[str, float] = {}
+    before = [p.detach().clone() for p in trainer.critic.parameters()]
+    reference = [torch.nn.Parameter(p.clone()) for p in before]
+    ref_opt = torch.optim.Adam(reference, lr=trainer.config.critic_lr)
     orig_step = trainer.critic_opt.step
 
     def spy(*args: object, **kw: object) -> object:
-        grads = [p.grad for p in trainer.critic.parameters() if p.grad is not None]
-        captured["norm"] = float(
-            torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
-        )
+        for ref, p in zip(reference, trainer.critic.parameters(), strict=True):
+            assert p.grad is not None
+            ref.grad = p.grad.clone()
         return orig_step(*args, **kw)  # type: ignore[arg-type]
 
     trainer.critic_opt.step = spy  # type: ignore[method-assign]
     metrics = trainer.train_step()
     assert metrics is not None
     assert metrics["critic_grad_norm"] > 100.0  # reported before clipping
-    assert captured["norm"] == pytest.approx(1.0, rel=1e-4)
+    clipped_norm = torch.nn.utils.clip_grad_norm_(reference, 1.0)
+    assert float(clipped_norm) == pytest.approx(metrics["critic_grad_norm"], rel=1e-5)
+    ref_opt.step()
+    for ours, ref, old in zip(trainer.critic.parameters(), reference, before, strict=True):
+        assert not torch.equal(ours.detach(), old)
+        assert torch.allclose(ours.detach(), ref.detach(), atol=1e-7, rtol=1e-5)
+
+
+def test_clipping_divisors_match_clip_grad_norm() -> None:
+    gen = torch.Generator().manual_seed(5)
+    groups = [[torch.zeros(3, 4, requires_grad=True), torch.zeros(5, requires_grad=True)] for _ in range(2)]
+    for group, scale in zip(groups, (10.0, 0.01), strict=True):
+        for p in group:
+            p.grad = torch.randn(p.shape, generator=gen) * scale
+    found = clipping_divisors(groups, 1.0)
+    for group, (norm, divisor) in zip(groups, found, strict=True):
+        grads = [p.grad.clone() for p in group if p.grad is not None]
+        expect = torch.nn.utils.clip_grad_norm_(group, 1.0)
+        assert torch.allclose(norm, expect)
+        for g, p in zip(grads, group, strict=True):
+            assert p.grad is not None and torch.allclose(g / divisor, p.grad, atol=1e-7)
+    assert float(found[1][1]) == 1.0  # a small gradient is left alone
 
 
 def test_alpha_moves_toward_the_entropy_target() -> None:

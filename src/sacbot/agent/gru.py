@@ -181,11 +181,13 @@ def _native_run(
     rows4 = None if keep else x.new_empty(4 * h)  # where the gates go when nothing is kept
     r, z, n, ghn = saved if saved is not None else (None, None, None, None)
     # Every array C reads or writes is held by a name: a temporary's memory would be freed before the call.
-    h0, w_hh, b_ih, b_hh = h0.contiguous(), w_hh.contiguous(), b_ih.contiguous(), b_hh.contiguous()
+    w_hh, b_ih, b_hh = w_hh.contiguous(), b_ih.contiguous(), b_hh.contiguous()
+    if h0.stride(-1) != 1 or h0.stride(-2) != h:  # each group's rows must be one block; the groups need not
+        h0 = h0.contiguous()
     if keep:
         hs[:, 0] = h0
     lib.gru_forward(
-        sgemm, g, t_len, b, h, gi.data_ptr(), b_ih.data_ptr(), h0.data_ptr(), w_hh.data_ptr(),
+        sgemm, g, t_len, b, h, gi.data_ptr(), b_ih.data_ptr(), h0.data_ptr(), h0.stride(0), w_hh.data_ptr(),
         b_hh.data_ptr(), hs.data_ptr(), int(keep), _ptr(r), _ptr(z), _ptr(n), _ptr(ghn), _ptr(gh_all),
         _ptr(scratch), _ptr(rows4),
     )  # fmt: skip
@@ -201,10 +203,10 @@ class _NativeGRUSequence(torch.autograd.Function):
     ) -> tuple[Tensor, Tensor]:
         k = native_gru.kernel()
         assert k is not None
-        h0, w_hh = h0.contiguous(), w_hh.contiguous()
+        w_hh = w_hh.contiguous()
         hs, gh_all, saved = _native_run(k, x, h0, w_ih, w_hh, b_ih, b_hh, keep=True, with_gates=gates)
         assert saved is not None
-        ctx.save_for_backward(x, h0, w_ih, w_hh, hs, *saved)
+        ctx.save_for_backward(x, w_ih, w_hh, hs, *saved)
         gh = gh_all if gh_all is not None else x.new_empty(0)
         ctx.mark_non_differentiable(gh)
         ctx.set_materialize_grads(False)
@@ -213,7 +215,7 @@ class _NativeGRUSequence(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx: Any, grad_out: Tensor | None, _grad_gh: Tensor | None) -> tuple[Tensor | None, ...]:
-        x, h0, w_ih, w_hh, hs, r, z, n, ghn = ctx.saved_tensors
+        x, w_ih, w_hh, hs, r, z, n, ghn = ctx.saved_tensors
         need_x, need_h0, need_w_ih, need_w_hh, need_b_ih, need_b_hh, _ = ctx.needs_input_grad
         k = native_gru.kernel()
         assert k is not None
@@ -227,7 +229,7 @@ class _NativeGRUSequence(torch.autograd.Function):
         db_hh = r.new_empty(g, 3 * hsz) if need_b_hh else None
         scratch = r.new_empty(b, hsz)  # held by a name: a temporary would be freed before the call
         lib.gru_backward(
-            sgemm, g, t_len, b, hsz, go.data_ptr(), h0.data_ptr(), hs.data_ptr(), r.data_ptr(), z.data_ptr(),
+            sgemm, g, t_len, b, hsz, go.data_ptr(), hs.data_ptr(), r.data_ptr(), z.data_ptr(),
             n.data_ptr(), ghn.data_ptr(), w_hh.data_ptr(), dgh.data_ptr(), dgi.data_ptr(), _ptr(dh0),
             _ptr(db_ih), _ptr(db_hh), scratch.data_ptr(),
         )  # fmt: skip

@@ -20,17 +20,19 @@ from torch.nn import functional as F
 
 from sacbot.agent import native_gru
 
-__all__ = ["activation_derivative", "min_q_from_gates"]
+__all__ = ["activation_backward", "min_q_from_gates"]
 
 
-def activation_derivative(name: str, out: Tensor) -> Tensor:
-    """d act(v) / dv, given out = act(v) (relu, tanh, elu with alpha 1: all follow from the output)."""
+def activation_backward(name: str, grad: Tensor, out: Tensor) -> Tensor:
+    """grad * act'(v), given out = act(v) (relu, tanh, elu with alpha 1: each derivative follows from the
+    output); relu's is one masking pass."""
     if name == "relu":
-        return (out > 0).to(out.dtype)
+        masked: Tensor = torch.ops.aten.threshold_backward(grad, out, 0.0)
+        return masked
     if name == "tanh":
-        return 1.0 - out * out
+        return grad * (1.0 - out * out)
     if name == "elu":
-        return torch.where(out > 0, torch.ones_like(out), out + 1.0)
+        return grad * torch.where(out > 0, 1.0, out + 1.0)
     raise ValueError(f"unknown activation {name!r} (relu, tanh, elu)")
 
 
@@ -123,10 +125,10 @@ class _MinQStep(torch.autograd.Function):
             rows = chosen.nonzero().view(-1)
             if rows.numel() == 0:
                 continue
-            dy = (dq[rows].unsqueeze(1) * w_q[k]) * activation_derivative(act, y[k, rows])  # (n, F)
+            dy = activation_backward(act, dq[rows].unsqueeze(1) * w_q[k], y[k, rows])  # (n, F)
             dh = dy @ w_head[k]  # (n, H)
             dgi = _cell_backward_rows(rows, dh, gh[k], h[k], r[k], z[k], n[k])  # (n, 3H)
-            de = (dgi @ w_ih[k]).mul_(activation_derivative(act, e[k, rows]))
+            de = activation_backward(act, dgi @ w_ih[k], e[k, rows])
             dx[rows] = de @ w_in[k]
         return dx, None, None, None, None
 

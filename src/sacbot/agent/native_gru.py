@@ -100,22 +100,23 @@ __attribute__((noinline)) static void row_backward(
 }
 
 /* G GRUs, T steps, batch B, hidden H; row-major arrays, gate order (r, z, n) as torch.nn.GRU:
-   gi (G, T, B, 3H) = W_ih x (no bias);  b_ih (G, 3H);  h0 (G, B, H);  w_hh (G, 3H, H);  b_hh (G, 3H)
+   gi (G, T, B, 3H) = W_ih x (no bias);  b_ih (G, 3H);  h0 (G, B, H), its groups h0_stride floats apart;
+   w_hh (G, 3H, H);  b_hh (G, 3H)
    ->  hs (G, T + 1, B, H): step t's output goes to hs[g, t + 1] (hs[g, 0] is the caller's: with h0 copied
    there, hs[:, :-1] is every step's previous state, one array for the W_hh gradient). keep != 0: r, z, n and
    ghn = W_hn h + b_hn (each (G, T, B, H)) are written for the backward (keep == 0: they go to rows4, 4H
    scratch). gh_all (G, T, B, 3H) receives every step's W_hh h_{t-1} + b_hh; NULL: scratch (B, 3H) holds
    it. */
 void gru_forward(sgemm_t sgemm, int G, int T, int B, int H, const float *gi, const float *b_ih,
-                 const float *h0, const float *w_hh, const float *b_hh, float *hs, int keep, float *r,
-                 float *z, float *n, float *ghn, float *gh_all, float *scratch, float *rows4) {
+                 const float *h0, long h0_stride, const float *w_hh, const float *b_hh, float *hs, int keep,
+                 float *r, float *z, float *n, float *ghn, float *gh_all, float *scratch, float *rows4) {
     const int H3 = 3 * H;
     const float one = 1.0f, zero = 0.0f;
     for (int g = 0; g < G; g++) {
         const float *w = w_hh + (long)g * H3 * H, *bias = b_hh + (long)g * H3, *bi = b_ih + (long)g * H3;
         for (int t = 0; t < T; t++) {
             const long row = ((long)g * T + t) * B; /* first (g, t, b=0) row of the (G, T, B, .) arrays */
-            const float *hp = t ? hs + ((long)g * (T + 1) + t) * B * H : h0 + (long)g * B * H;
+            const float *hp = t ? hs + ((long)g * (T + 1) + t) * B * H : h0 + g * h0_stride;
             float *ht = hs + ((long)g * (T + 1) + t + 1) * B * H;
             float *gh = gh_all ? gh_all + row * H3 : scratch;
             sgemm("T", "N", &H3, &B, &H, &one, w, &H, hp, &H, &zero, gh, &H3);
@@ -163,14 +164,14 @@ void gru_cell_backward_rows(int N, int H, const int64_t *rows, const float *dout
     }
 }
 
-/* The backward of gru_forward (keep != 0, hs as it filled it) for the loss gradient grad_out (G, T, B, H):
+/* The backward of gru_forward (keep != 0, hs as it filled it, h0 in hs[:, 0]) for the loss gradient grad_out
+   (G, T, B, H):
    dgh (G, T, B, 3H) the gradients of the hidden-side pre-activations W_hh h_{t-1} + b_hh, dgi (G, T, B, 3H)
    those of the input side, dh0 (G, B, H) or NULL; db_ih, db_hh (G, 3H) or NULL receive the bias gradients
    (the sums of dgi and dgh over steps and batch); dh is scratch (B, H). */
-void gru_backward(sgemm_t sgemm, int G, int T, int B, int H, const float *grad_out, const float *h0,
-                  const float *hs, const float *r, const float *z, const float *n, const float *ghn,
-                  const float *w_hh, float *dgh, float *dgi, float *dh0, float *db_ih, float *db_hh,
-                  float *dh) {
+void gru_backward(sgemm_t sgemm, int G, int T, int B, int H, const float *grad_out, const float *hs,
+                  const float *r, const float *z, const float *n, const float *ghn, const float *w_hh,
+                  float *dgh, float *dgi, float *dh0, float *db_ih, float *db_hh, float *dh) {
     const int H3 = 3 * H;
     const float one = 1.0f;
     for (int g = 0; g < G; g++) {
@@ -181,7 +182,7 @@ void gru_backward(sgemm_t sgemm, int G, int T, int B, int H, const float *grad_o
         memset(dh, 0, sizeof(float) * (size_t)B * H);
         for (int t = T - 1; t >= 0; t--) {
             const long row = ((long)g * T + t) * B;
-            const float *hp = t ? hs + ((long)g * (T + 1) + t) * B * H : h0 + (long)g * B * H;
+            const float *hp = hs + ((long)g * (T + 1) + t) * B * H;
             for (int b = 0; b < B; b++) {
                 const long k0 = (row + b) * H;
                 float *dghb = dgh + (row + b) * H3, *dgib = dgi + (row + b) * H3;
@@ -224,8 +225,8 @@ def _build() -> tuple[ctypes.CDLL, int] | None:
     lib = build_and_load("gru_seq", C_SOURCE, symbols)
     if lib is None:
         return None
-    lib.gru_forward.argtypes = [_P, _I, _I, _I, _I, _P, _P, _P, _P, _P, _P, _I, *([_P] * 7)]
-    lib.gru_backward.argtypes = [_P, _I, _I, _I, _I, *([_P] * 14)]
+    lib.gru_forward.argtypes = [_P, _I, _I, _I, _I, _P, _P, _P, ctypes.c_long, _P, _P, _P, _I, *([_P] * 7)]
+    lib.gru_backward.argtypes = [_P, _I, _I, _I, _I, *([_P] * 13)]
     lib.gru_cell.argtypes = [_I, _I, _I, *([_P] * 8)]
     lib.gru_cell_backward_rows.argtypes = [_I, _I, *([_P] * 8)]
     for fn in (lib.gru_forward, lib.gru_backward, lib.gru_cell, lib.gru_cell_backward_rows):

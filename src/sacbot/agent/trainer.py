@@ -107,6 +107,22 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def clipping_divisors(groups: list[list[Tensor]], max_norm: float) -> list[tuple[Tensor, Tensor]]:
+    """For each group of parameters: the total L2 norm of its gradients and the divisor that clips them to
+    max_norm, max(1, (norm + 1e-6) / max_norm), as `torch.nn.utils.clip_grad_norm_` scales them. One norm
+    kernel for every gradient of every group."""
+    norms = torch._foreach_norm([p.grad for group in groups for p in group if p.grad is not None])
+    out: list[tuple[Tensor, Tensor]] = []
+    start = 0
+    for group in groups:
+        count = sum(p.grad is not None for p in group)
+        part = norms[start : start + count]
+        start += count
+        total = torch.linalg.vector_norm(torch.stack(part)) if part else group[0].new_zeros(())
+        out.append((total, ((total + 1e-6) / max_norm).clamp_min(1.0)))
+    return out
+
+
 def _numpy_copy(t: Tensor) -> np.ndarray:
     """A fresh numpy copy of a tensor's values (on the CPU without a trip through torch's `to`)."""
     t = t.detach()
@@ -291,8 +307,13 @@ class SacTrainer:
         if cfg.kickstart > 0.0:
             actor_total = actor_total + cfg.kickstart * loss["kickstart_loss"]
         (loss["critic_loss"] + actor_total + loss["alpha_loss"]).backward()
-        critic_norm = torch.nn.utils.clip_grad_norm_(self._critic_params, cfg.grad_clip, foreach=True)
-        actor_norm = torch.nn.utils.clip_grad_norm_(self._actor_params, cfg.grad_clip, foreach=True)
+        (critic_norm, critic_div), (actor_norm, actor_div) = clipping_divisors(
+            [self._critic_params, self._actor_params], cfg.grad_clip
+        )
+        # Fused Adam divides each gradient by its optimiser's `grad_scale` (the hook AMP's GradScaler uses),
+        # so the clip costs no pass of its own over the gradients.
+        self.critic_opt.grad_scale = critic_div  # type: ignore[attr-defined]
+        self.actor_opt.grad_scale = actor_div  # type: ignore[attr-defined]
         self.critic_opt.step()
         self.actor_opt.step()
         self.alpha_opt.step()
