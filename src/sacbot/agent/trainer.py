@@ -30,6 +30,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from sacbot.agent.adam import fused_adam_step, supports_fused_step
 from sacbot.agent.heap import retain_freed_memory
 from sacbot.agent.networks import Actor, NetworkSizes, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
@@ -196,6 +197,10 @@ class SacTrainer:
         self._critic_params: list[Tensor] = list(self.critic.parameters())
         self._target_params: list[Tensor] = list(self.target.parameters())
         self._actor_params: list[Tensor] = list(self.actor.parameters())
+        self._all_params = [*self._critic_params, *self._actor_params, self.log_alpha]
+        self._direct_adam = all(
+            supports_fused_step(o) for o in (self.actor_opt, self.critic_opt, self.alpha_opt)
+        )
         self.snapshot: ActorSnapshot = ActorSnapshot(0, 0, self.actor_arrays())
 
     # -- data ---------------------------------------------------------------------------------------------
@@ -301,8 +306,8 @@ class SacTrainer:
     def _update(self, batch: Batch) -> dict[str, float]:
         cfg = self.config
         loss = self.losses(*self._tensors(batch))
-        for opt in (self.actor_opt, self.critic_opt, self.alpha_opt):
-            opt.zero_grad(set_to_none=True)
+        for p in self._all_params:
+            p.grad = None
         actor_total = loss["actor_loss"]
         if cfg.kickstart > 0.0:
             actor_total = actor_total + cfg.kickstart * loss["kickstart_loss"]
@@ -310,13 +315,18 @@ class SacTrainer:
         (critic_norm, critic_div), (actor_norm, actor_div) = clipping_divisors(
             [self._critic_params, self._actor_params], cfg.grad_clip
         )
-        # Fused Adam divides each gradient by its optimiser's `grad_scale` (the hook AMP's GradScaler uses),
-        # so the clip costs no pass of its own over the gradients.
-        self.critic_opt.grad_scale = critic_div  # type: ignore[attr-defined]
-        self.actor_opt.grad_scale = actor_div  # type: ignore[attr-defined]
-        self.critic_opt.step()
-        self.actor_opt.step()
-        self.alpha_opt.step()
+        # Fused Adam divides each gradient by a `grad_scale`, so the clip costs no pass of its own over the
+        # gradients.
+        for opt, divisor in (
+            (self.critic_opt, critic_div),
+            (self.actor_opt, actor_div),
+            (self.alpha_opt, None),
+        ):
+            if self._direct_adam:
+                fused_adam_step(opt, divisor)
+            else:  # the same through torch.optim (the attribute AMP's GradScaler sets)
+                opt.grad_scale = divisor  # type: ignore[attr-defined]
+                opt.step()
         with torch.no_grad():
             torch._foreach_lerp_(self._target_params, self._critic_params, cfg.tau)
         self.updates += 1
