@@ -120,6 +120,28 @@ def test_c_loops_equal_the_torch_loops(t_len: int) -> None:
         assert torch.allclose(a, r, atol=2e-5, rtol=1e-4)
 
 
+@pytest.mark.parametrize("zero_tail", [1, 3, 6])
+def test_steps_without_output_gradient_are_skipped_exactly(zero_tail: int) -> None:
+    """The C backward skips trailing steps whose outputs get no gradient (the actor's last state): every
+    gradient still equals the torch loops', including all of them zero when no step has a gradient."""
+    gen = torch.Generator().manual_seed(6)
+    g, t_len, b, i, h = 2, 6, 3, 5, 8
+    shapes = [(g, t_len, b, i), (g, b, h), (g, 3 * h, i), (g, 3 * h, h), (g, 3 * h), (g, 3 * h)]
+    base = [torch.randn(s, generator=gen) * 0.5 for s in shapes]
+    weights = torch.randn(g, t_len, b, h, generator=gen)
+    weights[:, t_len - zero_tail :] = 0.0
+
+    def run() -> list[torch.Tensor]:
+        args = [a.clone().requires_grad_() for a in base]
+        (gru_sequence(*args) * weights).sum().backward()
+        return [a.grad for a in args if a.grad is not None]
+
+    ours, reference = _with_kernel(True, run), _with_kernel(False, run)
+    assert len(ours) == len(reference) == 6
+    for a, r in zip(ours, reference, strict=True):
+        assert torch.allclose(a, r, atol=2e-5, rtol=1e-4)
+
+
 def test_c_loops_equal_torch_gru_and_train_the_critics() -> None:
     """The kernel inside a critic pass: the same Q values and parameter gradients as the torch loops."""
     torch.manual_seed(2)

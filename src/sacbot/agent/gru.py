@@ -84,8 +84,10 @@ def _parameter_grads(
     grad_b_ih, grad_b_hh = bias_grads if bias_grads is not None else (None, None)
     return (
         torch.bmm(dgi_flat, w_ih).view_as(x) if need_x else None,
-        torch.bmm(dgi_flat.transpose(1, 2), x.reshape(g, t_len * b, -1)) if need_w_ih else None,
-        torch.bmm(dgh_flat.transpose(1, 2), h_prev.reshape(g, t_len * b, -1)) if need_w_hh else None,
+        torch.bmm(dgi_flat.transpose(1, 2), x.reshape(g, t_len * b, x.shape[-1])) if need_w_ih else None,
+        torch.bmm(dgh_flat.transpose(1, 2), h_prev.reshape(g, t_len * b, h_prev.shape[-1]))
+        if need_w_hh
+        else None,
         (grad_b_ih if grad_b_ih is not None else dgi_flat.sum(1)) if need_b_ih else None,
         (grad_b_hh if grad_b_hh is not None else dgh_flat.sum(1)) if need_b_hh else None,
     )
@@ -222,6 +224,9 @@ class _NativeGRUSequence(torch.autograd.Function):
         lib, sgemm = k
         g, t_len, b, hsz = r.shape
         go = grad_out.contiguous() if grad_out is not None else torch.zeros_like(r)
+        # Trailing steps whose outputs got no gradient (the actor's last state feeds only the detached
+        # targets) have an all-zero backward: it is skipped.
+        t_run = int(go.view(g, t_len, -1).any(2).any(0).nonzero().max().item()) + 1 if go.any() else 0
         dgh = r.new_empty(g, t_len, b, 3 * hsz)
         dgi = r.new_empty(g, t_len, b, 3 * hsz)
         dh0 = r.new_empty(g, b, hsz) if need_h0 else None
@@ -229,14 +234,17 @@ class _NativeGRUSequence(torch.autograd.Function):
         db_hh = r.new_empty(g, 3 * hsz) if need_b_hh else None
         scratch = r.new_empty(b, hsz)  # held by a name: a temporary would be freed before the call
         lib.gru_backward(
-            sgemm, g, t_len, b, hsz, go.data_ptr(), hs.data_ptr(), r.data_ptr(), z.data_ptr(),
+            sgemm, g, t_len, t_run, b, hsz, go.data_ptr(), hs.data_ptr(), r.data_ptr(), z.data_ptr(),
             n.data_ptr(), ghn.data_ptr(), w_hh.data_ptr(), dgh.data_ptr(), dgi.data_ptr(), _ptr(dh0),
             _ptr(db_ih), _ptr(db_hh), scratch.data_ptr(),
         )  # fmt: skip
         needs = (need_x, need_w_ih, need_w_hh, need_b_ih, need_b_hh)
+        run = slice(0, t_run)
         grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh = _parameter_grads(
-            needs, dgi, dgh, x, hs[:, :-1], w_ih, (db_ih, db_hh)
+            needs, dgi[:, run], dgh[:, run], x[:, run], hs[:, run], w_ih, (db_ih, db_hh)
         )
+        if grad_x is not None and t_run < t_len:
+            grad_x = torch.cat([grad_x, x.new_zeros(g, t_len - t_run, b, x.shape[-1])], 1)
         return (grad_x, dh0, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, None)
 
 

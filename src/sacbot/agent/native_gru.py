@@ -168,10 +168,12 @@ void gru_cell_backward_rows(int N, int H, const int64_t *rows, const float *dout
    (G, T, B, H):
    dgh (G, T, B, 3H) the gradients of the hidden-side pre-activations W_hh h_{t-1} + b_hh, dgi (G, T, B, 3H)
    those of the input side, dh0 (G, B, H) or NULL; db_ih, db_hh (G, 3H) or NULL receive the bias gradients
-   (the sums of dgi and dgh over steps and batch); dh is scratch (B, H). */
-void gru_backward(sgemm_t sgemm, int G, int T, int B, int H, const float *grad_out, const float *hs,
-                  const float *r, const float *z, const float *n, const float *ghn, const float *w_hh,
-                  float *dgh, float *dgi, float *dh0, float *db_ih, float *db_hh, float *dh) {
+   (the sums of dgi and dgh over steps and batch); dh is scratch (B, H). Only steps t < T_run are run and
+   written: the caller found grad_out zero from T_run on, so those steps' gradients are zero. */
+void gru_backward(sgemm_t sgemm, int G, int T, int T_run, int B, int H, const float *grad_out,
+                  const float *hs, const float *r, const float *z, const float *n, const float *ghn,
+                  const float *w_hh, float *dgh, float *dgi, float *dh0, float *db_ih, float *db_hh,
+                  float *dh) {
     const int H3 = 3 * H;
     const float one = 1.0f;
     for (int g = 0; g < G; g++) {
@@ -180,7 +182,7 @@ void gru_backward(sgemm_t sgemm, int G, int T, int B, int H, const float *grad_o
         if (bi) memset(bi, 0, sizeof(float) * (size_t)H3);
         if (bh) memset(bh, 0, sizeof(float) * (size_t)H3);
         memset(dh, 0, sizeof(float) * (size_t)B * H);
-        for (int t = T - 1; t >= 0; t--) {
+        for (int t = T_run - 1; t >= 0; t--) {
             const long row = ((long)g * T + t) * B;
             const float *hp = hs + ((long)g * (T + 1) + t) * B * H;
             for (int b = 0; b < B; b++) {
@@ -226,7 +228,7 @@ def _build() -> tuple[ctypes.CDLL, int] | None:
     if lib is None:
         return None
     lib.gru_forward.argtypes = [_P, _I, _I, _I, _I, _P, _P, _P, ctypes.c_long, _P, _P, _P, _I, *([_P] * 7)]
-    lib.gru_backward.argtypes = [_P, _I, _I, _I, _I, *([_P] * 13)]
+    lib.gru_backward.argtypes = [_P, _I, _I, _I, _I, _I, *([_P] * 13)]
     lib.gru_cell.argtypes = [_I, _I, _I, *([_P] * 8)]
     lib.gru_cell_backward_rows.argtypes = [_I, _I, *([_P] * 8)]
     for fn in (lib.gru_forward, lib.gru_backward, lib.gru_cell, lib.gru_cell_backward_rows):
