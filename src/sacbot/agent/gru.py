@@ -226,7 +226,9 @@ class _NativeGRUSequence(torch.autograd.Function):
         go = grad_out.contiguous() if grad_out is not None else torch.zeros_like(r)
         # Trailing steps whose outputs got no gradient (the actor's last state feeds only the detached
         # targets) have an all-zero backward: it is skipped.
-        t_run = int(go.view(g, t_len, -1).any(2).any(0).nonzero().max().item()) + 1 if go.any() else 0
+        t_run = t_len
+        while t_run > 0 and not bool(go[:, t_run - 1].any()):  # from the end: one small check per step
+            t_run -= 1
         dgh = r.new_empty(g, t_len, b, 3 * hsz)
         dgi = r.new_empty(g, t_len, b, 3 * hsz)
         dh0 = r.new_empty(g, b, hsz) if need_h0 else None
