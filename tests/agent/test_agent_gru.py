@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import Any
 
 import pytest
 import torch
+from agent_kernel_switch import with_kernel
 
 from sacbot.agent import native_gru
 from sacbot.agent.gru import gru_sequence, gru_sequence_with_gates
@@ -78,16 +78,6 @@ def test_double_backward_is_refused_not_wrong() -> None:
         grad.sum().backward()
 
 
-def _with_kernel(enabled: bool, fn: Any) -> Any:
-    """Run fn with the C time loops on or off (the loader keeps the loaded kernel in `value`)."""
-    kernel = native_gru.kernel()
-    try:
-        native_gru.kernel.value = kernel if enabled else None
-        return fn()
-    finally:
-        native_gru.kernel.value = kernel
-
-
 def test_the_c_loops_are_built_where_a_compiler_exists() -> None:
     has_cc = shutil.which(os.environ.get("CC", "cc")) is not None or shutil.which("gcc") is not None
     assert (native_gru.kernel() is not None) is (has_cc and native_enabled())
@@ -114,7 +104,7 @@ def test_c_loops_equal_the_torch_loops(t_len: int) -> None:
         return [out.detach(), gh * gate_weights, plain, out_ng, gh_ng, *grads]
 
     assert native_gru.kernel() is not None
-    ours, reference = _with_kernel(True, run), _with_kernel(False, run)
+    ours, reference = with_kernel(True, run), with_kernel(False, run)
     for a, r in zip(ours, reference, strict=True):
         assert a.shape == r.shape
         assert torch.allclose(a, r, atol=2e-5, rtol=1e-4)
@@ -136,7 +126,7 @@ def test_steps_without_output_gradient_are_skipped_exactly(zero_tail: int) -> No
         (gru_sequence(*args) * weights).sum().backward()
         return [a.grad for a in args if a.grad is not None]
 
-    ours, reference = _with_kernel(True, run), _with_kernel(False, run)
+    ours, reference = with_kernel(True, run), with_kernel(False, run)
     assert len(ours) == len(reference) == 6
     for a, r in zip(ours, reference, strict=True):
         assert torch.allclose(a, r, atol=2e-5, rtol=1e-4)
@@ -154,7 +144,7 @@ def test_c_loops_equal_torch_gru_and_train_the_critics() -> None:
         (q.sum() + gh.sum() * 0.0).backward()
         return [q.detach(), *(p.grad.clone() for p in critic.parameters() if p.grad is not None)]
 
-    ours, reference = _with_kernel(True, run), _with_kernel(False, run)
+    ours, reference = with_kernel(True, run), with_kernel(False, run)
     assert len(ours) == len(reference) == 11
     for a, r in zip(ours, reference, strict=True):
         assert torch.allclose(a, r, atol=2e-5, rtol=1e-4)

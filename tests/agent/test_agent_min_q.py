@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 import torch
+from agent_kernel_switch import with_kernel
 
-from sacbot.agent import native_gru
 from sacbot.agent.min_q import activation_backward, min_q_from_gates
 from sacbot.agent.networks import NetworkSizes, TwinCritic, activation_fn
-
-
-def _with_kernel(enabled: bool, fn: Any) -> Any:
-    kernel = native_gru.kernel()
-    try:
-        native_gru.kernel.value = kernel if enabled else None
-        return fn()
-    finally:
-        native_gru.kernel.value = kernel
 
 
 def _critic_and_history(
@@ -49,7 +38,7 @@ def test_min_q_equals_autograd_through_both_critics(activation: str, memoryless:
         assert x.grad is not None
         return q.detach(), x.grad
 
-    q, grad = _with_kernel(native, ours)
+    q, grad = with_kernel(native, ours)
     x = x0.clone().requires_grad_()
     both = critic.step(x, h_prev, detach=True)  # (2, T, B): autograd through both critics
     assert bool((both[0] < both[1]).any()) and bool((both[1] < both[0]).any())  # both branches are taken
