@@ -6,8 +6,9 @@ import pytest
 import torch
 from agent_kernel_switch import with_kernel
 
-from sacbot.agent.min_q import activation_backward, min_q_from_gates
-from sacbot.agent.networks import NetworkSizes, TwinCritic, activation_fn
+from sacbot.agent.activations import activation_backward, activation_fn
+from sacbot.agent.min_q import min_q_from_gates
+from sacbot.agent.networks import NetworkSizes, TwinCritic
 
 
 def _critic_and_history(

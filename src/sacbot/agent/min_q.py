@@ -16,32 +16,11 @@ from typing import Any
 import torch
 from torch import Tensor
 from torch.autograd.function import once_differentiable
-from torch.nn import functional as F
 
 from sacbot.agent import native_gru
+from sacbot.agent.activations import activation_backward, activation_fn
 
-__all__ = ["activation_backward", "min_q_from_gates"]
-
-
-def activation_backward(name: str, grad: Tensor, out: Tensor) -> Tensor:
-    """grad * act'(v), given out = act(v) (relu, tanh, elu with alpha 1: each derivative follows from the
-    output); relu's is one masking pass."""
-    if name == "relu":
-        masked: Tensor = torch.ops.aten.threshold_backward(grad, out, 0.0)
-        return masked
-    if name == "tanh":
-        return grad * (1.0 - out * out)
-    if name == "elu":
-        return grad * torch.where(out > 0, 1.0, out + 1.0)
-    raise ValueError(f"unknown activation {name!r} (relu, tanh, elu)")
-
-
-def _activate(name: str, v: Tensor) -> Tensor:
-    if name == "relu":
-        return v.clamp_min_(0.0)
-    if name == "tanh":
-        return v.tanh_()
-    return F.elu(v)
+__all__ = ["min_q_from_gates"]
 
 
 def _native_cell(t: Tensor) -> Any | None:
@@ -103,10 +82,11 @@ class _MinQStep(torch.autograd.Function):
     ) -> Tensor:
         w_in, b_in, w_ih, _, b_ih, _, w_head, b_head, w_q, b_q = weights
         rows = x.shape[0]
-        e = _activate(activation, torch.baddbmm(b_in.unsqueeze(1), x.expand(2, -1, -1), w_in.transpose(1, 2)))
+        act = activation_fn(activation)
+        e = act(torch.baddbmm(b_in.unsqueeze(1), x.expand(2, -1, -1), w_in.transpose(1, 2)))
         gi = torch.bmm(e, w_ih.transpose(1, 2))  # b_ih is added in the cell
         h_new, r, z, n = _cell_forward(gi, b_ih.contiguous(), gh, h)
-        y = _activate(activation, torch.baddbmm(b_head.unsqueeze(1), h_new, w_head.transpose(1, 2)))
+        y = act(torch.baddbmm(b_head.unsqueeze(1), h_new, w_head.transpose(1, 2)))
         q = torch.baddbmm(b_q.unsqueeze(1), y, w_q.transpose(1, 2)).view(2, rows)
         second = q[1] < q[0]  # the row's smaller critic (the first on a tie, as torch.min)
         ctx.save_for_backward(second, e, y, gh, h, r, z, n)

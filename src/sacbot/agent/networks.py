@@ -13,12 +13,12 @@ pass over the window. The trainer works time-major (T, B, ...); `forward`/`seque
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from sacbot.agent.activations import activation_fn
 from sacbot.agent.gru import gru_sequence, gru_sequence_with_gates
 from sacbot.agent.min_q import min_q_from_gates
 from sacbot.agent.sizes import NetworkSizes
@@ -27,16 +27,6 @@ __all__ = ["Actor", "NetworkSizes", "TwinCritic", "activation_fn", "squashed_sam
 
 LOG_2 = math.log(2.0)
 HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
-
-
-def activation_fn(name: str) -> Callable[[Tensor], Tensor]:
-    if name == "relu":
-        return F.relu
-    if name == "tanh":
-        return torch.tanh
-    if name == "elu":
-        return F.elu
-    raise ValueError(f"unknown activation {name!r} (relu, tanh, elu)")
 
 
 def _run_gru(
