@@ -123,6 +123,10 @@ def test_bench_commands_print_json() -> None:
     figures = json.loads(r.stdout)
     assert figures["batch"] == 8 and figures["threads"] == 1 and figures["device"] == "cpu"
     assert figures["updates_per_s"] > 0
+    assert 0 < figures["update_ms_p10"] <= figures["update_ms_p50"] <= figures["update_ms_p90"]
+    # The mean rate and the per-pass times describe the same passes: half of them take p50 or longer.
+    total_ms = figures["updates"] / figures["updates_per_s"] * 1e3
+    assert total_ms >= 0.99 * 0.5 * figures["updates"] * figures["update_ms_p50"]
     r = _sacbot("bench", "trainer", "--json", "--seconds", "0.5", "--batch", "8", "--compare-eager")
     assert r.returncode == 0, r.stderr
     figures = json.loads(r.stdout)

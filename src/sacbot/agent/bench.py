@@ -30,7 +30,9 @@ def _synthetic_rounds(trainer: SacTrainer, rounds: int = 8, length: int = 400, s
 def bench_trainer(
     batch: int = 64, threads: int = 1, seconds: float = 10.0, device: str = "cpu"
 ) -> dict[str, object]:
-    """SAC-GRU update passes per wall-clock second at the default sizes (after two warm-up passes)."""
+    """SAC-GRU update passes per wall-clock second at the default sizes (after two warm-up passes), and the
+    10th, 50th and 90th percentiles of one pass's time: on a shared VM the mean follows its busy minutes,
+    and the spread shows how much."""
     import torch
 
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
@@ -42,16 +44,20 @@ def bench_trainer(
         trainer.train_step()
     if trainer.device.type == "cuda":
         torch.cuda.synchronize()
-    n = 0
+    passes: list[float] = []
     cpu0 = time.thread_time()
-    t0 = time.perf_counter()
+    t0 = last = time.perf_counter()
     while True:
         trainer.train_step()  # each pass ends in one host sync (its metrics), so the clock is honest on cuda
-        n += 1
-        elapsed = time.perf_counter() - t0
-        if elapsed >= seconds:
+        now = time.perf_counter()
+        passes.append(now - last)
+        last = now
+        if now - t0 >= seconds:
             break
+    elapsed = last - t0
     cpu = time.thread_time() - cpu0
+    n = len(passes)
+    p10, p50, p90 = (round(float(v) * 1e3, 2) for v in np.percentile(passes, [10, 50, 90]))
     return {
         "updates_per_s": round(n / elapsed, 2),
         "batch": batch,
@@ -59,6 +65,9 @@ def bench_trainer(
         "device": str(trainer.device),
         "updates": n,
         "updates_per_cpu_s": round(n / cpu, 2) if cpu > 0 else None,
+        "update_ms_p10": p10,
+        "update_ms_p50": p50,
+        "update_ms_p90": p90,
     }
 
 
