@@ -83,13 +83,16 @@ def test_the_c_loops_are_built_where_a_compiler_exists() -> None:
     assert (native_gru.kernel() is not None) is (has_cc and native_enabled())
 
 
-@pytest.mark.parametrize("t_len", [1, 6])
-def test_c_loops_equal_the_torch_loops(t_len: int) -> None:
-    """Outputs, gates and every gradient, in float32 (the kernel's type), with and without h0's gradient."""
+@pytest.mark.parametrize(("t_len", "zero_state"), [(1, False), (6, False), (6, True)])
+def test_c_loops_equal_the_torch_loops(t_len: int, zero_state: bool) -> None:
+    """Outputs, gates and every gradient, in float32 (the kernel's type), with and without h0's gradient;
+    zero_state starts one group from zeros (the C loop skips that product)."""
     gen = torch.Generator().manual_seed(3)
     g, b, i, h = 2, 5, 7, 16
     shapes = [(g, t_len, b, i), (g, b, h), (g, 3 * h, i), (g, 3 * h, h), (g, 3 * h), (g, 3 * h)]
     base = [torch.randn(s, generator=gen) * 0.5 for s in shapes]
+    if zero_state:
+        base[1][0] = 0.0
     weights = torch.randn(g, t_len, b, h, generator=gen)
     gate_weights = torch.randn(g, t_len, b, 3 * h, generator=gen)
 
