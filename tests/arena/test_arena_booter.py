@@ -33,6 +33,14 @@ wait
 """
 
 
+def has_text(path: Path) -> bool:
+    """True once a shell script's one-line write is complete (the line's newline is there)."""
+    try:
+        return path.read_text().endswith("\n")
+    except OSError:
+        return False
+
+
 def test_boot_passes_the_official_environment_and_stop_leaves_no_orphans(tmp_path: Path) -> None:
     d = make_bot_dir(
         tmp_path,
@@ -42,7 +50,8 @@ def test_boot_passes_the_official_environment_and_stop_leaves_no_orphans(tmp_pat
     )
     with Booter("ws://127.0.0.1:5555", "s3cret") as booter:
         (bot,) = booter.boot(d)
-        wait_for(lambda: (d / "env.json").exists() and (d / "child.pid").exists(), 20, "the launcher")
+        # The shell creates child.pid before it writes the pid: wait for the number, not the file.
+        wait_for(lambda: (d / "env.json").exists() and has_text(d / "child.pid"), 20, "the launcher")
         seen = json.loads((d / "env.json").read_text())
         child = int((d / "child.pid").read_text())
         assert pid_alive(bot.pid) and pid_alive(child)
@@ -94,7 +103,7 @@ def test_ctrl_c_on_a_booting_program_stops_every_bot(tmp_path: Path) -> None:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "booted"
         pid_file = d / "child.pid"
         # The shell creates the file before it writes the pid: wait for the number, not the file.
-        wait_for(lambda: pid_file.exists() and pid_file.read_text().strip() != "", 20, "the bot")
+        wait_for(lambda: has_text(pid_file), 20, "the bot")
         child = int(pid_file.read_text())
         assert pid_alive(child)
         proc.send_signal(signal.SIGINT)  # Ctrl-C: KeyboardInterrupt, then the booter's exit hook
@@ -114,7 +123,7 @@ def test_team_directory_boots_each_member_with_team_variables(tmp_path: Path) ->
     with Booter("ws://127.0.0.1:1") as booter:
         bots = booter.boot(team)
         assert [b.entry.name for b in bots] == ["M1", "M2"]
-        wait_for(lambda: all((tmp_path / m / "team.txt").exists() for m in ("M1", "M2")), 20, "members")
+        wait_for(lambda: all(has_text(tmp_path / m / "team.txt") for m in ("M1", "M2")), 20, "members")
         lines = [(tmp_path / m / "team.txt").read_text().strip() for m in ("M1", "M2")]
         pids = [b.pid for b in bots]
     assert lines == ["1 Squad 2.0 M1", "1 Squad 2.0 M2"]

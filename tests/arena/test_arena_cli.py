@@ -22,7 +22,7 @@ from sacbot.protocol import Message, TickEventForObserver
 SACBOT = [sys.executable, "-m", "sacbot"]
 
 
-def _run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def _run(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*SACBOT, *args], capture_output=True, text=True, timeout=timeout)
 
 

@@ -29,7 +29,7 @@ def test_official_python_bots_play_a_multi_round_game(tmp_path: Path) -> None:
     setup = game_setup_for(
         "1v1",
         number_of_rounds=ROUNDS,
-        turn_timeout=1_000_000,
+        turn_timeout=10_000_000,
         arena_width=400,
         arena_height=400,
         gun_cooling_rate=1.0,

@@ -173,7 +173,7 @@ def test_faults_are_retried_and_the_budget_finishes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     faults = "server_crash@1.1,hang_bot@1.2,kill_bot@2.1"
     result = campaign(
-        write_campaign(tmp_path, budget=2, every=0, round_timeout=12.0),
+        write_campaign(tmp_path, budget=2, every=0, round_timeout=20.0),
         out,
         {"SACBOT_CAMPAIGN_FAULTS": faults},
     )
@@ -208,9 +208,18 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
         text=True,
     )
     assert proc.stdout is not None
-    for line in proc.stdout:  # wait until the first round of the chunk has ended (and been saved)
+    for line in proc.stdout:  # wait until the first round of the chunk has ended...
         if json.loads(line)["event"] == "round":
             break
+    counter = out / "weights" / "round_counter.json"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # ...and the bot has saved it (the event comes from the server)
+        try:
+            if json.loads(counter.read_text())["rounds"] >= 1:
+                break
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130

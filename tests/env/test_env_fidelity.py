@@ -69,7 +69,7 @@ class ScriptedAgent:
 
 
 def play_on_arena(actions: np.ndarray, opponent: str) -> tuple[ScriptedAgent, int]:
-    setup = game_setup_for("1v1", number_of_rounds=1, turn_timeout=1_000_000, ready_timeout=10_000_000)
+    setup = game_setup_for("1v1", number_of_rounds=1, turn_timeout=10_000_000, ready_timeout=10_000_000)
     agent = ScriptedAgent(actions)
     them = make_opponent(opponent, seed=SEED)
 

@@ -154,6 +154,10 @@ class BootedBot:
 
 
 _LIVE: weakref.WeakSet[Booter] = weakref.WeakSet()
+# How long a bot may take to exit after SIGTERM before its group gets SIGKILL. A learning bot saves its last
+# round on the way out, which on a loaded machine or a slow disk can take seconds; a bot that exits at once
+# costs no wait.
+STOP_TIMEOUT_S = 10.0
 
 
 class Booter:
@@ -223,7 +227,7 @@ class Booter:
         self.bots.append(bot)
         return bot
 
-    def stop(self, bot: BootedBot, timeout: float = 3.0) -> None:
+    def stop(self, bot: BootedBot, timeout: float = STOP_TIMEOUT_S) -> None:
         """SIGTERM the bot's process group, then SIGKILL what is left after `timeout` seconds."""
         _signal_group(bot.pid, signal.SIGTERM)
         try:
@@ -239,7 +243,7 @@ class Booter:
         if bot in self.bots:
             self.bots.remove(bot)
 
-    def stop_all(self, timeout: float = 3.0) -> None:
+    def stop_all(self, timeout: float = STOP_TIMEOUT_S) -> None:
         bots = list(self.bots)
         for bot in bots:
             _signal_group(bot.pid, signal.SIGTERM)
