@@ -141,7 +141,11 @@ def test_every_entry_in_range_on_random_ticks() -> None:
             gun_heat=float(rng.uniform(0, 3)),
             energy=float(rng.uniform(-1, 200)),
         )
-        events = [scan(*rng.uniform(0, 800, 2), float(rng.uniform(0, 360)))] if rng.random() < 0.3 else []
+        if rng.random() < 0.3:
+            x, y = rng.uniform(0, 800, 2)
+            events = [scan(float(x), float(y), float(rng.uniform(0, 360)))]
+        else:
+            events = []
         s = F.observe(tick(st, events, turn=turn), m)
         assert np.all(s >= -1.0) and np.all(s <= 1.0)
 
@@ -241,10 +245,11 @@ def test_radar_lock_turns_toward_last_scan() -> None:
     # radar almost on it (10 deg short, to the right of it): turns 10 deg plus the overshoot
     F.observe(tick(state(radar_direction=80.0), [scan(400.0, 500.0)], turn=6), m)
     rtr = F.action_to_intent(np.zeros(4), "lock", m).radar_turn_rate
-    assert 10.0 < rtr < 25.0
+    assert rtr is not None and 10.0 < rtr < 25.0
     # radar past it: turns back (negative)
     F.observe(tick(state(radar_direction=100.0), [scan(400.0, 500.0)], turn=7), m)
-    assert F.action_to_intent(np.zeros(4), "lock", m).radar_turn_rate < 0.0
+    rtr = F.action_to_intent(np.zeros(4), "lock", m).radar_turn_rate
+    assert rtr is not None and rtr < 0.0
     # no fresh scan: spins in the last direction
     F.observe(tick(state(radar_direction=100.0), turn=12), m)
     assert F.action_to_intent(np.zeros(4), "lock", m).radar_turn_rate == -45.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import torch
 from torch import nn
@@ -79,10 +80,10 @@ def test_twin_critic_equals_two_plain_critics() -> None:
         with torch.no_grad():
             fc.weight.copy_(twin.fc_in_weight[c])
             fc.bias.copy_(twin.fc_in_bias[c])
-            gru.weight_ih_l0.copy_(twin.gru_weight_ih[c])
-            gru.weight_hh_l0.copy_(twin.gru_weight_hh[c])
-            gru.bias_ih_l0.copy_(twin.gru_bias_ih[c])
-            gru.bias_hh_l0.copy_(twin.gru_bias_hh[c])
+            cast(torch.Tensor, gru.weight_ih_l0).copy_(twin.gru_weight_ih[c])
+            cast(torch.Tensor, gru.weight_hh_l0).copy_(twin.gru_weight_hh[c])
+            cast(torch.Tensor, gru.bias_ih_l0).copy_(twin.gru_bias_ih[c])
+            cast(torch.Tensor, gru.bias_hh_l0).copy_(twin.gru_bias_hh[c])
             head.weight.copy_(twin.head_weight[c])
             head.bias.copy_(twin.head_bias[c])
             qh.weight.copy_(twin.q_weight[c])

@@ -118,7 +118,7 @@ def make_bot_dir(
 ) -> Path:
     d = root / name
     d.mkdir(parents=True)
-    meta = {
+    meta: dict[str, object] = {
         "name": name,
         "version": "1.0",
         "authors": ["tests"],

@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from arena_helpers import wait_for
@@ -46,7 +46,7 @@ def arena() -> Iterator[EmbeddedArena]:
 
         try:
             asyncio.run(start())
-            wait_for(lambda: arena.call(lambda c: c.stats.turns) > 10, 20, "the background game")
+            wait_for(lambda: cast(int, arena.call(lambda c: c.stats.turns)) > 10, 20, "the background game")
             yield arena
         finally:
             for p in procs:

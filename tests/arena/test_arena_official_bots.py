@@ -94,7 +94,7 @@ def test_official_python_bots_play_a_multi_round_game(tmp_path: Path) -> None:
         msg = validate(text)
         types[msg["type"]] = types.get(msg["type"], 0) + 1
     assert "SkippedTurnEvent" not in types
-    for t in (
+    for name in (
         "ServerHandshake",
         "BotListUpdate",
         "GameStartedEventForBot",
@@ -107,4 +107,4 @@ def test_official_python_bots_play_a_multi_round_game(tmp_path: Path) -> None:
         "GameEndedEventForBot",
         "GameEndedEventForObserver",
     ):
-        assert types.get(t), t
+        assert types.get(name), name

@@ -39,7 +39,7 @@ class ScriptedBackend:
         self.chunk_steps = list(chunk_steps)
         self.eval_shares = list(eval_shares)
         self.trained = 0
-        self.calls: list[tuple[str, int | str]] = []
+        self.calls: list[tuple[str, int | float | str]] = []  # a float: the weight `Records` saw
 
     def run_chunk(self, chunk: int, opponent: str, rounds: int, report: Any) -> ChunkOutcome:
         self.calls.append(("chunk", chunk))
@@ -186,9 +186,9 @@ def test_start_from_and_pretraining_seed_latest_once(tmp_path: Path) -> None:
 
     pre = parse_campaign({"name": "p", "pretrain": {"steps": 10, "opponents": ["SpinBot"]}, **base})
     out = tmp_path / "b"
-    backend = Pretrains(out, ["ok"], [])
-    CampaignLoop(pre, out, backend, sleep=lambda s: None).run()
-    assert backend.calls == [("pretrain", 0), ("pretrain", 0), ("chunk", 1)]
+    pretrains = Pretrains(out, ["ok"], [])
+    CampaignLoop(pre, out, pretrains, sleep=lambda s: None).run()
+    assert pretrains.calls == [("pretrain", 0), ("pretrain", 0), ("chunk", 1)]
     log_events = [e["event"] for e in events(out)]
     assert log_events.count("pretrain_done") == 1 and log_events.count("chunk_failed") == 1
 

@@ -6,7 +6,7 @@ import pytest
 from engine_testkit import scene
 
 from sacbot.engine import Game, Intent, Participant, game_setup_for
-from sacbot.protocol import BulletFiredEvent
+from sacbot.protocol import BulletFiredEvent, ScannedBotEvent
 
 
 def test_gun_at_heat_three_first_fires_in_turn_31() -> None:
@@ -83,7 +83,7 @@ def test_fire_assist_aims_at_last_turns_scan_when_gun_and_radar_agree() -> None:
     # The gun turns 20 degrees and carries the radar with it: the sector [0, 20] finds bot 2 at 9.93 degrees.
     game.turn({1: Intent(gun_turn_rate=20.0)})
     assert game.bot(1).gun_direction == game.bot(1).radar_direction == 20.0
-    scans = [e for e in game.tick_for_bot(1).events if type(e).__name__ == "ScannedBotEvent"]
+    scans = [e for e in game.tick_for_bot(1).events if isinstance(e, ScannedBotEvent)]
     assert [(s.x, s.y) for s in scans] == [(600.0, 335.0)]
     game.turn({1: Intent(firepower=1.0)})
     assert game.bullets[0].direction == pytest.approx(9.926245506651)

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import TypedDict
 
 import pytest
 from engine_testkit import scene
 
 from sacbot.engine import Intent
+
+
+class AdjustFlags(TypedDict, total=False):
+    adjust_gun_for_body_turn: bool
+    adjust_radar_for_gun_turn: bool
+    adjust_radar_for_body_turn: bool
 
 
 def test_moves_along_the_old_heading_then_turns() -> None:
@@ -60,7 +67,7 @@ def test_turn_rates_are_clamped_by_speed_and_limits() -> None:
         ),
     ],
 )
-def test_adjust_flags(flags: dict[str, bool], gun: float, radar: float) -> None:
+def test_adjust_flags(flags: AdjustFlags, gun: float, radar: float) -> None:
     game = scene((400.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     game.turn({1: Intent(turn_rate=10.0, gun_turn_rate=5.0, radar_turn_rate=30.0, **flags)})
     bot = game.bot(1)

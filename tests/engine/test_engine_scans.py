@@ -8,14 +8,14 @@ from engine_testkit import scene
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sacbot.engine import Intent
+from sacbot.engine import Game, Intent
 from sacbot.engine.events import TurnEvents
 from sacbot.engine.geometry import is_circle_intersecting_sector
 from sacbot.engine.scans import scan_all, scan_angles
 from sacbot.protocol import ScannedBotEvent
 
 
-def _scanned(game, bot_id: int) -> list[int]:  # type: ignore[no-untyped-def]
+def _scanned(game: Game, bot_id: int) -> list[int]:
     return [e.scanned_bot_id for e in game.tick_for_bot(bot_id).events if isinstance(e, ScannedBotEvent)]
 
 

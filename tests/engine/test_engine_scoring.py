@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from engine_testkit import kinds, scene
 
-from sacbot.engine import Intent
+from sacbot.engine import Game, Intent
 from sacbot.engine.scoring import RoundScoreTracker, round_half_up
 
 
-def _kill_bot3_by_bullet_then_bot2():  # type: ignore[no-untyped-def]
+def _kill_bot3_by_bullet_then_bot2() -> Game:
     game = scene((200.0, 300.0, 0.0), (600.0, 500.0, 0.0), (300.0, 300.0, 0.0))
     game.bot(1).gun_heat = 0.0
     game.bot(3).energy = 3.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from sacbot.opponents import make_opponent
 from sacbot.opponents.base import PRIORITY_HIT_BY_BULLET, ClassicBot, Script
 from sacbot.protocol import (
@@ -37,7 +39,10 @@ def bullet(owner: int) -> BulletState:
     return BulletState(bullet_id=1, owner_id=owner, power=1.0, x=0.0, y=0.0, direction=90.0)
 
 
-def started(bot: ClassicBot) -> ClassicBot:
+BotT = TypeVar("BotT", bound=ClassicBot)
+
+
+def started(bot: BotT) -> BotT:
     bot.my_id = 1
     bot.on_round_started(RoundStartedEvent(round_number=1))
     return bot
@@ -85,6 +90,7 @@ def test_a_blocking_handler_holds_lower_events_and_the_main_loop() -> None:
         if intent.gun_turn_rate != 0.0:
             break  # run() goes on: only once the handler's move is done
         assert bot.scans == 0  # scans wait behind the handler, and expire with their turn
+        assert intent.target_speed is not None
         x, turn = x + intent.target_speed, turn + 1
     assert x == 150.0 and bot.motion.distance == 0.0  # the move ended where it should, then run() resumed
     assert scans_before == 0 and bot.scans == 1  # that turn's scan was handled as soon as the handler ended

@@ -14,6 +14,7 @@ import pytest
 from sacbot.engine import Game, game_setup_for
 from sacbot.errors import UserError
 from sacbot.opponents import OPPONENT_NAMES, ClassicBot, make_opponent, opponent_class
+from sacbot.opponents.corners import Corners
 from sacbot.opponents.local import LocalBattle
 from sacbot.opponents.motion import normalize_relative
 from sacbot.protocol import BotIntent, TickEventForBot
@@ -49,7 +50,7 @@ class Recorder:
 
 def battle(me: str, them: str, seed: int, turns: int) -> tuple[Recorder, Recorder, Game]:
     a, b = Recorder(make_opponent(me, seed)), Recorder(make_opponent(them, seed + 1000))
-    local = LocalBattle(SETUP, {1: a, 2: b}, seed=seed)  # type: ignore[dict-item]
+    local = LocalBattle(SETUP, {1: a, 2: b}, seed=seed)
     local.play_round(max_turns=turns)
     return a, b, local.game
 
@@ -113,6 +114,7 @@ def test_walls_moves_along_the_walls_with_its_gun_pointing_inward() -> None:
 @pytest.mark.parametrize("seed", [0, 3, 6])
 def test_corners_ends_in_its_corner_and_sweeps_the_gun(seed: int) -> None:
     corners, _, _ = battle("Corners", "Fire", seed=seed, turns=400)
+    assert isinstance(corners.policy, Corners)
     corner = corners.policy.corner
     # First wall in direction `corner`, then a left turn: the corner lies 45 degrees left of it.
     want_x = W - 18 if math.cos(math.radians(corner + 45)) > 0 else 18.0

@@ -19,7 +19,7 @@ from sacbot.runtime.records import EPISODE_CUT, ChannelItem, RoundReport, Transi
 def test_rounds_of_transitions_and_reports() -> None:
     sac = SacTrainer(TrainerConfig(seed=3, replay_capacity=1000, device="cpu"))
     actor = make_fast_actor(sac.snapshot.arrays, NetworkSizes())
-    channel: DropOldestChannel[Transition] = DropOldestChannel(100_000)
+    channel: DropOldestChannel[ChannelItem] = DropOldestChannel(100_000)
     reports: list[RoundReport] = []
     policy = RealtimePolicy(
         AgentFeatures("spin"), lambda: actor, channel, reports.append, deterministic=False
@@ -38,7 +38,9 @@ def test_rounds_of_transitions_and_reports() -> None:
 
     assert [r.round for r in reports] == [1, 2]
     assert hidden_at_round_start == [True, True]
-    transitions = channel.drain()
+    items = channel.drain()
+    transitions = [t for t in items if isinstance(t, Transition)]
+    assert len(transitions) == len(items)  # a game played to its end sends no EpisodeCut
     dones = [i for i, t in enumerate(transitions) if t.done]
     assert len(dones) == 2 and dones[-1] == len(transitions) - 1  # exactly one terminal step per round
     # Each round of T ticks gives T - 1 transitions (the last tick's action has no consequence).

@@ -14,7 +14,8 @@ from runtime_helpers import report, small_learner, synthetic_round
 
 from sacbot.checkpoint import load_checkpoint
 from sacbot.runtime.channel import DropOldestChannel
-from sacbot.runtime.records import Transition
+from sacbot.runtime.learner import AgentLearner
+from sacbot.runtime.records import ChannelItem, Transition
 from sacbot.runtime.saver import RoundEndSaver
 from sacbot.runtime.trainer import TrainerConfig, TrainerThread
 
@@ -28,7 +29,7 @@ def wait_for(condition: Callable[[], bool], what: str, limit_s: float = 60.0) ->
 
 def make(tmp_path: Path, config: TrainerConfig, capacity: int = 4096) -> tuple[TrainerThread, list[str]]:
     learner = small_learner()
-    channel: DropOldestChannel[Transition] = DropOldestChannel(capacity)
+    channel: DropOldestChannel[ChannelItem] = DropOldestChannel(capacity)
     saver = RoundEndSaver(tmp_path, "Target", best_window=2, log=io.StringIO())
     crashes: list[str] = []
     trainer = TrainerThread(learner, channel, saver, config, on_crash=lambda exc, text: crashes.append(text))
@@ -64,7 +65,9 @@ def test_warmup_ratio_publish_and_round_end_saves(tmp_path: Path) -> None:
     finally:
         trainer.stop()
     assert not trainer.is_alive() and not crashes
-    arrays, meta = load_checkpoint(tmp_path / "latest.zip", trainer.learner.trainer.array_specs())
+    learner = trainer.learner
+    assert isinstance(learner, AgentLearner)  # `make` builds one; reach into its SacTrainer
+    arrays, meta = load_checkpoint(tmp_path / "latest.zip", learner.trainer.array_specs())
     assert meta is not None and 0 < meta.updates == int(arrays["counters.updates"]) <= trainer.learner.updates
     assert int(arrays["counters.env_steps"]) == 70
     lines = [json.loads(line) for line in (tmp_path / "training_metrics.jsonl").read_text().splitlines()]
@@ -92,7 +95,12 @@ def test_a_crash_is_reported_never_silent(tmp_path: Path) -> None:
     done = threading.Event()
     original = trainer.on_crash
     assert original is not None
-    trainer.on_crash = lambda exc, text: (original(exc, text), done.set())
+
+    def on_crash(exc: BaseException, text: str) -> None:
+        original(exc, text)
+        done.set()
+
+    trainer.on_crash = on_crash
     trainer.start()
     bad = np.zeros(5, np.float32)  # a wrong-shaped state: the replay refuses it
     trainer.channel.put(Transition(bad, bad, 0.0, bad, False, bad))
