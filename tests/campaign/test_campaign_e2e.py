@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from sacbot.campaign.runner import read_round_counter
 from sacbot.checkpoint import load_checkpoint, read_meta
 
 REPO = Path(__file__).resolve().parents[2]
@@ -211,14 +212,8 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     for line in proc.stdout:  # wait until the first round of the chunk has ended...
         if json.loads(line)["event"] == "round":
             break
-    counter = out / "weights" / "round_counter.json"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # ...and the bot has saved it (the event comes from the server)
-        try:
-            if json.loads(counter.read_text())["rounds"] >= 1:
-                break
-        except (OSError, ValueError, KeyError):
-            pass
+    counter, deadline = out / "weights" / "round_counter.json", time.monotonic() + 60
+    while (read_round_counter(counter) or 0) < 1 and time.monotonic() < deadline:  # ...and the bot saved it
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
