@@ -127,6 +127,7 @@ def test_bench_commands_print_json() -> None:
     # The mean rate and the per-pass times describe the same passes: half of them take p50 or longer.
     total_ms = figures["updates"] / figures["updates_per_s"] * 1e3
     assert total_ms >= 0.99 * 0.5 * figures["updates"] * figures["update_ms_p50"]
+    assert figures["gemm_gflops_before"] > 0 and figures["gemm_gflops_after"] > 0
     r = _sacbot("bench", "trainer", "--json", "--seconds", "0.5", "--batch", "8", "--compare-eager")
     assert r.returncode == 0, r.stderr
     figures = json.loads(r.stdout)

@@ -27,12 +27,42 @@ def _synthetic_rounds(trainer: SacTrainer, rounds: int = 8, length: int = 400, s
         )
 
 
+def gemm_gflops(device: str = "cpu", seconds: float = 0.25) -> float:
+    """The machine's matmul speed right now, in GFLOP/s: the trainer's commonest product (the critics' input
+    projection of 1,024 rows, (1024 x 128) . (128 x 384)) repeated for `seconds` under the current thread
+    count. A shared VM's core runs up to a quarter slower in its busy minutes; this figure, taken next to a
+    rate, says which minutes the rate comes from."""
+    import torch
+
+    dev = torch.device(device)
+    a = torch.rand(1024, 128, device=dev)
+    b = torch.rand(128, 384, device=dev)
+    out = torch.empty(1024, 384, device=dev)
+    torch.mm(a, b, out=out)  # warm-up: the first call sets up the library
+
+    def sync() -> None:
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+
+    sync()
+    count = 0
+    t0 = time.perf_counter()
+    while True:
+        for _ in range(8):
+            torch.mm(a, b, out=out)
+        count += 8
+        sync()
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            return round(2.0 * 1024 * 128 * 384 * count / elapsed / 1e9, 1)
+
+
 def bench_trainer(
     batch: int = 64, threads: int = 1, seconds: float = 10.0, device: str = "cpu"
 ) -> dict[str, object]:
-    """SAC-GRU update passes per wall-clock second at the default sizes (after two warm-up passes), and the
-    10th, 50th and 90th percentiles of one pass's time: on a shared VM the mean follows its busy minutes,
-    and the spread shows how much."""
+    """SAC-GRU update passes per wall-clock second at the default sizes (after two warm-up passes), the
+    10th, 50th and 90th percentiles of one pass's time, and the machine's matmul speed just before and just
+    after (`gemm_gflops`): on a shared VM the rate follows its busy minutes, and these show how much."""
     import torch
 
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
@@ -42,8 +72,7 @@ def bench_trainer(
     _synthetic_rounds(trainer)
     for _ in range(2):
         trainer.train_step()
-    if trainer.device.type == "cuda":
-        torch.cuda.synchronize()
+    gemm_before = gemm_gflops(str(trainer.device))
     passes: list[float] = []
     cpu0 = time.thread_time()
     t0 = last = time.perf_counter()
@@ -56,6 +85,7 @@ def bench_trainer(
             break
     elapsed = last - t0
     cpu = time.thread_time() - cpu0
+    gemm_after = gemm_gflops(str(trainer.device))
     n = len(passes)
     p10, p50, p90 = (round(float(v) * 1e3, 2) for v in np.percentile(passes, [10, 50, 90]))
     return {
@@ -68,6 +98,8 @@ def bench_trainer(
         "update_ms_p10": p10,
         "update_ms_p50": p50,
         "update_ms_p90": p90,
+        "gemm_gflops_before": gemm_before,
+        "gemm_gflops_after": gemm_after,
     }
 
 
