@@ -28,10 +28,10 @@ def _synthetic_rounds(trainer: SacTrainer, rounds: int = 8, length: int = 400, s
 
 
 def gemm_gflops(device: str = "cpu", seconds: float = 0.25) -> float:
-    """The machine's matmul speed right now, in GFLOP/s: the trainer's commonest product (the critics' input
-    projection of 1,024 rows, (1024 x 128) . (128 x 384)) repeated for `seconds` under the current thread
-    count. A shared VM's core runs up to a quarter slower in its busy minutes; this figure, taken next to a
-    rate, says which minutes the rate comes from."""
+    """The machine's matmul speed right now, in GFLOP/s: one critic's input projection over a window's 1,024
+    trained rows, (1024 x 128) . (128 x 384), the shape of most of an update's products, repeated for
+    `seconds` under the current thread count. A shared VM's core runs up to a quarter slower in its busy
+    minutes; this figure, taken next to a rate, says which minutes the rate comes from."""
     import torch
 
     dev = torch.device(device)
