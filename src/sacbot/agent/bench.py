@@ -72,7 +72,7 @@ def bench_trainer(
     _synthetic_rounds(trainer)
     for _ in range(2):
         trainer.train_step()
-    gemm_before = gemm_gflops(str(trainer.device))
+    gemm_before = gemm_gflops(str(trainer.device))  # ends in a device sync: the clock starts on an idle GPU
     passes: list[float] = []
     cpu0 = time.thread_time()
     t0 = last = time.perf_counter()
