@@ -130,7 +130,7 @@ def test_bullet_hits_a_teammate_too() -> None:
     assert game.bot(2).energy == 96.0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     bx=st.floats(0, 200),
     by=st.floats(0, 200),

@@ -26,7 +26,7 @@ def _random_intent(rng: random.Random) -> Intent:
     )
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(
     seed=st.integers(0, 2**32 - 1),
     bots=st.integers(2, 6),

@@ -64,7 +64,7 @@ def test_droids_never_scan() -> None:
     assert _scanned(game, 1) == []
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     tx=st.floats(0, 2400),
     ty=st.floats(0, 2400),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from sacbot.engine.rules import calc_new_bot_speed
@@ -42,7 +42,6 @@ def test_forward_100_from_rest_accelerates_and_stops_on_the_spot() -> None:
     assert turns < 20  # 8 of acceleration, then cruising and braking by 2
 
 
-@settings(deadline=None)  # a loaded CI machine must not turn a slow example into a failure
 @given(st.floats(min_value=0.25, max_value=1000.0), st.sampled_from([1.0, 5.0, 8.0]))
 def test_any_move_from_rest_ends_at_its_distance(distance: float, max_speed: float) -> None:
     for signed in (distance, -distance):
@@ -51,7 +50,6 @@ def test_any_move_from_rest_ends_at_its_distance(distance: float, max_speed: flo
         assert speed == 0.0
 
 
-@settings(deadline=None)  # a loaded CI machine must not turn a slow example into a failure
 @given(st.floats(min_value=-8.0, max_value=8.0), st.floats(min_value=-300.0, max_value=300.0))
 def test_a_move_started_while_moving_still_ends_stopped_near_its_end(speed: float, distance: float) -> None:
     # Too fast for a short move the bot brakes as hard as it may (2/turn) and stops past the end, like the

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import tr_schemas as ts
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import ValidationError
 
@@ -210,7 +210,6 @@ def test_schema_validation_of_our_output_can_fail() -> None:
 _finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6)
 
 
-@settings(deadline=None)  # a loaded CI machine must not turn a slow example into a failure
 @given(
     turn=_finite,
     gun=_finite,
