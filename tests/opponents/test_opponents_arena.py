@@ -17,7 +17,7 @@ from sacbot.arena.controller import GameResult, play_game, play_game_async
 from sacbot.arena.server import EmbeddedArena
 from sacbot.client import BotIdentity, play
 from sacbot.engine import game_setup_for
-from sacbot.opponents import OPPONENT_NAMES, make_opponent
+from sacbot.opponents import ALL_OPPONENT_NAMES, CLASSIC_NAMES, make_opponent
 from sacbot.opponents.motion import normalize_relative
 from sacbot.protocol import BotStateWithId, TickEventForObserver
 
@@ -56,7 +56,7 @@ def booted_game(names: list[str], seed: int, rounds: int = 1) -> tuple[GameResul
 
 
 def test_bot_directories_are_complete_for_the_booters() -> None:
-    for name in OPPONENT_NAMES:
+    for name in ALL_OPPONENT_NAMES:
         folder = BOTS / name
         assert (folder / f"{name}.json").is_file() and (folder / f"{name}.cmd").is_file()
         script = folder / f"{name}.sh"
@@ -96,6 +96,17 @@ def test_booted_walls_hugs_the_walls() -> None:
     assert near > 0.9 * len(walls)
 
 
+def test_booted_advanced_opponents_and_the_teacher_beat_classics() -> None:
+    """Each advanced opponent and the Teacher, booted from its directory, plays a real bot process."""
+    for seed, (name, classic) in enumerate(
+        [("Orbiter", "TrackFire"), ("StopGo", "Fire"), ("Gunner", "Walls"), ("Surfer", "SpinBot"),
+         ("Rammer", "Target"), ("Teacher", "SpinBot")]
+    ):  # fmt: skip
+        result, watch = booted_game([name, classic], seed=20 + seed, rounds=2)
+        assert watch.skipped == 0, name
+        assert result.results[0].name == name, (name, result.results)
+
+
 def test_round_robin_of_all_ten_without_a_skipped_turn() -> None:
     """Every pair plays one short round (small arena, fast guns), each bot on its own client connection."""
     watch = Watch()
@@ -116,7 +127,7 @@ def test_round_robin_of_all_ten_without_a_skipped_turn() -> None:
         return result
 
     async def tournament(url: str) -> None:
-        for seed, pair in enumerate(itertools.combinations(OPPONENT_NAMES, 2)):
+        for seed, pair in enumerate(itertools.combinations(CLASSIC_NAMES, 2)):
             result = await one_game(url, pair, seed)
             assert {r.name for r in result.results} == set(pair)
             wins[result.results[0].name] += 1
@@ -126,5 +137,5 @@ def test_round_robin_of_all_ten_without_a_skipped_turn() -> None:
     with EmbeddedArena(bot_secrets={"bots"}, controller_secrets={"ctl"}, seed=11, tap=watch.tap) as arena:
         asyncio.run(tournament(arena.url))
     assert watch.skipped == 0
-    assert all(played[name] == 9 for name in OPPONENT_NAMES)
+    assert all(played[name] == 9 for name in CLASSIC_NAMES)
     assert sum(wins.values()) == 45

@@ -13,7 +13,7 @@ import pytest
 
 from sacbot.engine import Game, game_setup_for
 from sacbot.errors import UserError
-from sacbot.opponents import OPPONENT_NAMES, ClassicBot, make_opponent, opponent_class
+from sacbot.opponents import ALL_OPPONENT_NAMES, ClassicBot, make_opponent, opponent_class
 from sacbot.opponents.corners import Corners
 from sacbot.opponents.local import LocalBattle
 from sacbot.opponents.motion import normalize_relative
@@ -225,7 +225,7 @@ def test_velocibot_drives_by_rates_forward_4_then_back_6() -> None:
     assert sum(1 for g in gun_steps if math.isclose(g, 15.0, abs_tol=1e-6)) > len(gun_steps) * 0.8
 
 
-@pytest.mark.parametrize("name", OPPONENT_NAMES)
+@pytest.mark.parametrize("name", ALL_OPPONENT_NAMES)
 def test_every_opponent_sends_complete_intents_and_plays_a_full_round(name: str) -> None:
     me, _, game = battle(name, "SpinBot", seed=12, turns=5000)
     assert game.round_over

@@ -11,7 +11,7 @@ import sys
 import typer
 
 from sacbot import __version__
-from sacbot.cli import arena, bench, campaign, checkpoint, engine, fast, opponent, play, report
+from sacbot.cli import arena, bench, campaign, checkpoint, engine, fast, opponent, play, report, tournament
 from sacbot.errors import UserError
 
 app = typer.Typer(
@@ -46,6 +46,7 @@ app.command("train-fast")(fast.train_fast)
 app.command("opponent")(opponent.opponent)
 app.command("report")(report.report)
 app.command("build-engine")(engine.build_engine)
+app.command("tournament")(tournament.tournament)
 app.add_typer(checkpoint.app, name="checkpoint")
 app.add_typer(arena.app, name="arena")
 app.add_typer(bench.app, name="bench")

@@ -1,4 +1,4 @@
-"""`sacbot opponent NAME`: run one of the classic sample behaviours as a bot."""
+"""`sacbot opponent NAME`: run one of the built-in opponents (classic, advanced, Teacher) as a bot."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ from pathlib import Path
 
 import typer
 
-_NAMES_HELP = "Corners, Crazy, Fire, MyFirstBot, RamFire, SpinBot, Target, TrackFire, VelociBot or Walls."
+_NAMES_HELP = (
+    "A classic (Corners, Crazy, Fire, MyFirstBot, RamFire, SpinBot, Target, TrackFire, VelociBot, Walls), "
+    "an advanced opponent (Orbiter, StopGo, Gunner, Surfer, Rammer) or Teacher."
+)
 
 
 def opponent(
@@ -16,7 +19,7 @@ def opponent(
     ),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the opponent's own randomness."),
 ) -> None:
-    """Run a classic opponent against the server at SERVER_URL (secret SERVER_SECRET) for one game."""
+    """Run a built-in opponent against the server at SERVER_URL (secret SERVER_SECRET) for one game."""
     from sacbot.client import BotIdentity, resolve_identity, run_bot
     from sacbot.opponents import opponent_class
     from sacbot.settings import load_tank_royale_env
@@ -30,7 +33,7 @@ def opponent(
             name=cls.name,
             version="1.0.0",
             authors=["sacbot"],
-            description=f"sacbot's classic opponent {cls.name}",
+            description=f"sacbot's built-in opponent {cls.name}",
             game_types=["classic", "1v1", "melee", "custom"],
         )
     run_bot(cls(seed), identity, env.server_url, env.server_secret)

@@ -1,0 +1,9 @@
+@echo off
+rem The opponent Teacher (sacbot), started by a Tank Royale booter on Windows.
+rem Python: %SACBOT_PYTHON%, else the repo .venv, else python.
+setlocal
+set "HERE=%~dp0"
+set "PY=%SACBOT_PYTHON%"
+if not defined PY if exist "%HERE%..\..\.venv\Scripts\python.exe" set "PY=%HERE%..\..\.venv\Scripts\python.exe"
+if not defined PY set "PY=python"
+"%PY%" -m sacbot opponent Teacher --bot-json "%HERE%Teacher.json" %*
