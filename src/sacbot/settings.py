@@ -87,6 +87,9 @@ class SacbotSettings(BaseSettings):
     batch_size: int = Field(64, ge=1)  # windows per SAC update in `sacbot play`'s trainer
     trainer_nice: int = Field(0, ge=0, le=19)  # niceness added to the trainer thread (Linux)
     trainer_duty: float = Field(1.0, gt=0, le=1)  # share of wall time the trainer updates; it sleeps the rest
+    # Steps of whole rounds of replay `play` keeps in the weights folder (`replay.npz`) at game end and loads
+    # at start, so a restarted bot does not fit its first fresh rounds; 0 = none (each game starts empty).
+    replay_keep: int = Field(50_000, ge=0)
 
 
 _S = TypeVar("_S", bound=BaseSettings)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
 
 from sacbot.agent.replay import SequenceReplay
+from sacbot.checkpoint import CheckpointError
+from sacbot.checkpoint.replay_file import REPLAY, load_replay, save_replay
 
 S, A, HID, L = 3, 2, 4, 6
 
@@ -128,3 +131,44 @@ def test_concurrent_writers_and_sampler() -> None:
         t.join()
     assert not errors
     assert len(buf) <= 300
+
+
+def test_exported_rounds_load_into_a_new_replay_whole_and_newest_first_kept(tmp_path: Any) -> None:
+    buf = SequenceReplay(1000, S, A, HID, window=L)
+    for r, length in enumerate([7, 3, 12, 6, 30]):
+        buf.add_round(*round_arrays(r, length))
+    obs, act, rew, done, hid = round_arrays(9, 10)  # an open round (not done) is never exported
+    for t in range(4):
+        buf.add(obs[t], act[t], float(rew[t]), obs[t + 1], False, hid[t])
+    kept = buf.export_rounds(40)  # the newest whole rounds that fit: 6 + 30 (12 more would not)
+    assert kept["lengths"].tolist() == [6, 30]
+    path = tmp_path / REPLAY
+    save_replay(path, kept)
+    loaded = load_replay(path, S, A, HID)
+    fresh = SequenceReplay(1000, S, A, HID, window=L)
+    assert fresh.extend_rounds(loaded) == 36 and fresh.rounds == 2
+    check_windows(fresh)
+    assert set(np.unique(fresh.sample(256, np.random.default_rng(1)).obs[:, 0, 0]).tolist()) == {3.0, 4.0}
+    # A small ring keeps the newest rounds, as when they were first added.
+    small = SequenceReplay(32, S, A, HID, window=L)
+    small.extend_rounds(buf.export_rounds(1000))
+    assert small.rounds == 1 and len(small) == 30
+
+
+@pytest.mark.parametrize("damage", ["truncated", "foreign sizes", "nan", "pickle"])
+def test_a_damaged_replay_file_is_a_clear_error(tmp_path: Any, damage: str) -> None:
+    buf = SequenceReplay(200, S, A, HID, window=L)
+    buf.add_round(*round_arrays(0, 12))
+    kept = buf.export_rounds(100)
+    path = tmp_path / REPLAY
+    if damage == "truncated":
+        save_replay(path, kept)
+        path.write_bytes(path.read_bytes()[:100])
+    elif damage == "foreign sizes":
+        save_replay(path, {**kept, "hidden": np.zeros((12, HID + 1), np.float32)})
+    elif damage == "nan":
+        save_replay(path, {**kept, "reward": np.full(12, np.nan, np.float32)})
+    else:
+        np.savez(path, **{**kept, "obs": np.array([{"evil": 1}], dtype=object)})  # type: ignore[arg-type]
+    with pytest.raises(CheckpointError):
+        load_replay(path, S, A, HID)

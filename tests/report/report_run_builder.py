@@ -87,6 +87,9 @@ class ScriptedLearner:
     def fast_actor(self) -> Any:
         return object()
 
+    def export_replay(self, max_steps: int) -> dict[str, np.ndarray]:
+        return {}  # no replay to keep
+
     def state_arrays(self) -> dict[str, np.ndarray]:
         return {"w": np.full(4, self.updates, np.float32)}
 

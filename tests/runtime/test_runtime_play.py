@@ -17,9 +17,11 @@ from typing import Any
 
 import pytest
 
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.arena.battle import run_battle
 from sacbot.arena.server import EmbeddedArena
 from sacbot.checkpoint import load_checkpoint, read_meta, save_checkpoint
+from sacbot.checkpoint.replay_file import REPLAY, load_replay
 from sacbot.engine import game_setup_for
 from sacbot.protocol import RoundEndedEventForObserver
 
@@ -130,6 +132,26 @@ def test_a_bot_that_dies_early_still_saves(tmp_path: Path, monkeypatch: pytest.M
     assert died_early, "SacBot outlived three armed opponents in every round"
     assert all(r["outcome"] == "lost" for r in died_early)
     load_checkpoint(weights / "latest.zip")
+
+
+def test_the_replay_is_kept_at_game_end_and_loaded_by_the_next_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A campaign restarts `sacbot play` every chunk: the next game trains on the rounds of the last ones."""
+    weights = tmp_path / "weights"
+    use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_REPLAY_KEEP": "100000"})
+    setup = game_setup_for("1v1", number_of_rounds=2)
+    for game in (1, 2):
+        logs = tmp_path / f"logs{game}"
+        run_battle([BOTS / "SacBot", OPPONENT], setup, log_dir=logs)
+        wait_for(lambda logs=logs: "sacbot play: stopped (" in bot_log(logs), "a clean exit")
+        sizes = NetworkSizes()
+        kept = load_replay(weights / REPLAY, sizes.state_dim, sizes.action_dim, sizes.hidden)
+        assert len(kept["lengths"]) == 2 * game
+        rounds = [json.loads(line) for line in (weights / "rounds.jsonl").read_text().splitlines()]
+        assert kept["lengths"].tolist() == [r["turns"] - 1 for r in rounds]  # every step, whole rounds
+    assert "replay starts empty (no replay.npz yet)" in bot_log(tmp_path / "logs1")
+    assert "replay starts with 2 kept rounds" in bot_log(tmp_path / "logs2")
 
 
 def tree_digest(folder: Path) -> dict[str, str]:

@@ -162,6 +162,56 @@ class SequenceReplay:
             self._round += 1
             self.steps_added += t
 
+    # -- keeping it across processes -------------------------------------------------------------------------
+    def export_rounds(self, max_steps: int) -> dict[str, np.ndarray]:
+        """The newest closed rounds, whole, up to `max_steps` steps in all, oldest first, as plain arrays:
+        per step obs, next_obs, action, reward, done, hidden; per round `lengths`. (`extend_rounds` reads
+        them back; `sacbot.checkpoint.replay_file` stores them.)"""
+        with self._lock:
+            closed = list(self._rounds)
+            if self._round_len:
+                closed = closed[:-1]  # the open round is not whole yet
+            chosen: list[tuple[int, int, int]] = []
+            total = 0
+            for rid, first, length in reversed(closed):
+                if total + length > max_steps:
+                    break
+                chosen.append((rid, first, length))
+                total += length
+            chosen.reverse()
+            idx = (
+                np.concatenate([(first + np.arange(length)) % self.capacity for _, first, length in chosen])
+                if chosen
+                else np.zeros(0, np.int64)
+            )
+            return {
+                "obs": self.obs[idx].copy(),
+                "next_obs": self.next_obs[idx].copy(),
+                "action": self.action[idx].copy(),
+                "reward": self.reward[idx].copy(),
+                "done": self.done[idx].copy(),
+                "hidden": self.hidden[idx].copy(),
+                "lengths": np.array([length for _, _, length in chosen], np.int64),
+            }
+
+    def extend_rounds(self, arrays: dict[str, np.ndarray]) -> int:
+        """Store the rounds of an `export_rounds` result (oldest first; the ring keeps the newest); returns
+        how many steps were added."""
+        start = 0
+        for length in arrays["lengths"].tolist():
+            end = start + length
+            if length <= self.capacity:
+                obs = np.concatenate([arrays["obs"][start:end], arrays["next_obs"][end - 1 : end]])
+                self.add_round(
+                    obs,
+                    arrays["action"][start:end],
+                    arrays["reward"][start:end],
+                    arrays["done"][start:end],
+                    arrays["hidden"][start:end],
+                )
+            start = end
+        return start
+
     # -- sampling ------------------------------------------------------------------------------------------
     def sample(self, batch: int, rng: np.random.Generator) -> Batch:
         """B windows drawn uniformly among all valid windows (no rejection). ValueError if there is none."""

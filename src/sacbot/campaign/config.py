@@ -94,15 +94,70 @@ class LivenessConfig(_Strict):
     round_timeout_s: float = Field(default=120.0, gt=0)
 
 
+SNAPSHOT_PREFIX = "SacSnap"  # the campaign's frozen snapshots of `latest`: SacSnap<chunk>
+
+
+class LeagueConfig(_Strict):
+    """How opponents are drawn, and frozen snapshots of the learner in the pool.
+
+    The `[league]` table (`snapshot_every` counts completed chunks) and `[pretrain.league]` (env steps).
+    """
+
+    sampling: Literal["weights", "pfsp"] = "weights"
+    snapshot_every: int = Field(default=0, ge=0, description="0 = no snapshots")
+    snapshot_cap: int = Field(default=3, ge=1, description="snapshots kept in the pool, oldest out")
+    snapshot_weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)  # all snapshots together
+    pfsp_power: float = Field(default=2.0, ge=0.0, allow_inf_nan=False)  # f = (1 - win rate) ** power
+    pfsp_floor: float = Field(default=0.05, gt=0.0, le=1.0, allow_inf_nan=False)  # f never below it
+    pfsp_window: int = Field(default=30, ge=1, description="recent rounds per opponent behind its win rate")
+
+    @model_validator(mode="after")
+    def _snapshots_weigh(self) -> LeagueConfig:
+        if self.snapshot_every > 0 and not self.snapshot_weight > 0:
+            raise ValueError("snapshot_weight: must be > 0 when snapshot_every > 0")
+        return self
+
+
+def _check_weights(value: dict[str, float]) -> dict[str, float]:
+    for name, weight in value.items():
+        if not weight >= 0:  # also rejects NaN
+            raise ValueError(f"{name}: weight must be >= 0")
+    if sum(value.values()) <= 0:
+        raise ValueError("at least one weight must be > 0")
+    return value
+
+
 class PretrainConfig(_Strict):
     """A fast in-process pretraining phase (`sacbot train-fast`) before the first real-time chunk."""
 
     steps: int = Field(..., ge=1)
     envs: int = Field(default=8, ge=1)
-    opponents: list[str] = Field(..., min_length=1)
+    # A list: arena i plays opponents[i % n] ("spread"); a table name = weight: drawn per game by weight.
+    opponents: list[str] | dict[str, float] = Field(..., min_length=1)
     updates_per_step: float = Field(default=1.0, ge=0.0)  # SAC updates per vector step (`--updates-per-step`)
     torch_threads: int = Field(default=1, ge=1)  # `--torch-threads`: nothing else runs during pretraining
     teacher_lead: int = Field(default=0, ge=0)  # `--teacher-lead`: first N steps played by the teacher
+    rounds_per_game: int = Field(default=10, ge=1)  # `--rounds-per-game`: a new game (and draw) after them
+    # `[pretrain.league]`: sampling per game (default "weights") and FastSnap snapshots every N env steps.
+    league: LeagueConfig | None = None
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponent_weights(cls, value: list[str] | dict[str, float]) -> list[str] | dict[str, float]:
+        return _check_weights(value) if isinstance(value, dict) else value
+
+    @property
+    def sampling(self) -> str:
+        """`train-fast --sampling`: the league's, else "weights" for a table, "spread" for a list."""
+        if self.league is not None:
+            return self.league.sampling
+        return "weights" if isinstance(self.opponents, dict) else "spread"
+
+    def opponents_arg(self) -> str:
+        """`train-fast --opponents`: `A,B` for a list, `A:2,B:1` for a table."""
+        if isinstance(self.opponents, dict):
+            return ",".join(f"{name}:{weight:g}" for name, weight in self.opponents.items())
+        return ",".join(self.opponents)
 
 
 class BotSettings(_Strict):
@@ -143,20 +198,36 @@ class Campaign(_Strict):
     liveness: LivenessConfig = Field(default_factory=LivenessConfig)
     pretrain: PretrainConfig | None = None
     bot: BotSettings = Field(default_factory=BotSettings)
+    # The league: PFSP sampling, frozen SacSnap<chunk> snapshots of `latest` in the pool (None: weights only).
+    league: LeagueConfig | None = None
 
     @field_validator("opponents")
     @classmethod
     def _weights(cls, value: dict[str, float]) -> dict[str, float]:
-        for name, weight in value.items():
-            if not weight >= 0:  # also rejects NaN
-                raise ValueError(f"{name}: weight must be >= 0")
+        for name in value:
             if opponent_name(name) == "SacBot":
                 raise ValueError(
                     f"{name}: the training bot cannot be its own opponent; use `sacbot make-twin`"
                 )
-        if sum(value.values()) <= 0:
-            raise ValueError("at least one weight must be > 0")
-        return value
+        return _check_weights(value)
+
+    @model_validator(mode="after")
+    def _league_pool(self) -> Campaign:
+        if self.league is None:
+            return self
+        seen: dict[str, str] = {}
+        for entry in self.opponents:
+            name = opponent_name(entry)
+            if name in seen:
+                raise ValueError(
+                    f"opponents: {seen[name]!r} and {entry!r} are both called {name!r} in the league"
+                )
+            seen[name] = entry
+            if self.league.snapshot_every > 0 and name.startswith(SNAPSHOT_PREFIX):
+                raise ValueError(
+                    f"opponents: {entry}: names starting with {SNAPSHOT_PREFIX} are the league's"
+                )
+        return self
 
     def out_dir(self, override: Path | None = None) -> Path:
         return override or self.out or Path("runs") / self.name
@@ -177,7 +248,9 @@ def parse_campaign(data: dict[str, Any], source: str = "campaign") -> Campaign:
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = err["msg"].removeprefix("Value error, ")
-        raise UserError(f"{source}: {_field_path(err['loc'])}: {msg}", exit_code=2) from None
+        # A check across fields (a model validator at the top) names its field itself.
+        where = f"{_field_path(err['loc'])}: " if err["loc"] else ""
+        raise UserError(f"{source}: {where}{msg}", exit_code=2) from None
     if campaign.bot.kickstart:
         from sacbot.engine import game_setup_for
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from sacbot.campaign.config import Campaign, opponent_name
 from sacbot.campaign.log import CampaignLog, ResumeState, append_jsonl, read_eval_history
@@ -21,6 +21,9 @@ from sacbot.campaign.retry import RetryPolicy
 from sacbot.campaign.sampler import OpponentSampler
 from sacbot.campaign.scoring import EvalRecord, composite, score_kind, should_promote
 from sacbot.errors import UserError
+
+if TYPE_CHECKING:
+    from sacbot.campaign.league import CampaignLeague
 
 Reporter = Callable[[dict[str, Any]], None]
 LOGGED_BACKEND_EVENTS = ("server_restart", "fault_injected", "pretrain_start")
@@ -102,6 +105,11 @@ class RunPaths:
     def logs(self) -> Path:
         return self.out / "logs"
 
+    @property
+    def league(self) -> Path:
+        """The league's bot directories (frozen snapshots of `latest`, `SacSnap<chunk>/`)."""
+        return self.out / "league"
+
 
 def eval_due(campaign: Campaign, chunk: int) -> bool:
     every = campaign.eval.every
@@ -139,6 +147,11 @@ class CampaignLoop:
         self._sleep = sleep
         self.log = CampaignLog(self.paths.campaign_log)
         self.sampler = OpponentSampler(campaign.opponents, campaign.seed)
+        self.league: CampaignLeague | None = None
+        if campaign.league is not None:
+            from sacbot.campaign.league import CampaignLeague
+
+            self.league = CampaignLeague(campaign, self.paths)
         r = campaign.retry
         self.policy = RetryPolicy(r.max_retries, r.backoff_s, r.backoff_factor, r.backoff_max_s)
         self.kind = score_kind(campaign.eval.metric, campaign.eval.window)
@@ -170,6 +183,16 @@ class CampaignLoop:
         chunk = state.completed
         try:
             self._prepare(state)
+            if self.league is not None:
+                # The pool the log describes; a snapshot a kill interrupted is taken now (`latest` is still
+                # the weights its chunk left), and folders the log no longer lists go.
+                if (
+                    chunk > 0
+                    and self.league.snapshot_due(chunk)
+                    and not self.league.snapshot_taken(events, chunk)
+                ):
+                    self._snapshot(chunk)
+                self.league.prune(self.league.pool_snapshots(self.log.events()))
             if chunk == 0 and self._pretrained_unscored(state):
                 # The pretrained weights get an eval of their own, so if real-time fine-tuning only makes
                 # them worse, best.zip still holds them.
@@ -181,6 +204,8 @@ class CampaignLoop:
                 chunk += 1
                 self._chunk(chunk)
                 state.completed = chunk
+                if self.league is not None and self.league.snapshot_due(chunk):
+                    self._snapshot(chunk)
                 if eval_due(self.campaign, chunk):
                     self._eval(chunk)
                     state.evaluated.add(chunk)
@@ -249,8 +274,25 @@ class CampaignLoop:
                 )
                 self._sleep(delay)
 
+    def _snapshot(self, chunk: int) -> None:
+        """A frozen twin of `latest` joins the league's pool; the oldest beyond the cap leaves it."""
+        assert self.league is not None
+        fields = self.league.take_snapshot(chunk, self.log.events())
+        if fields is None:
+            self._event("snapshot_skipped", chunk=chunk, reason="no latest checkpoint yet")
+            return
+        self._event("snapshot", **fields)
+        self.league.prune(fields["pool"])
+
+    def _draw(self, chunk: int) -> str:
+        if self.league is None:
+            return self.sampler.sample(chunk)
+        opponent, fields = self.league.draw(chunk, self.log.events())
+        self._event("league_draw", **fields)
+        return opponent
+
     def _chunk(self, chunk: int) -> None:
-        opponent = self.sampler.sample(chunk)
+        opponent = self._draw(chunk)
         rounds = self.campaign.chunks.rounds
         attempt = 0
 

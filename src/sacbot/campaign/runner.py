@@ -272,11 +272,19 @@ class ArenaBackend:
         assert cfg is not None
         out = self.paths.out / "pretrain"
         cmd = [
-            sys.executable, "-m", "sacbot", "train-fast", "--opponents", ",".join(cfg.opponents),
+            sys.executable, "-m", "sacbot", "train-fast", "--opponents", cfg.opponents_arg(),
             "--steps", str(cfg.steps), "--envs", str(cfg.envs), "--out", str(out),
             "--seed", str(self.campaign.seed), "--updates-per-step", str(cfg.updates_per_step),
             "--torch-threads", str(cfg.torch_threads), "--teacher-lead", str(cfg.teacher_lead),
+            "--rounds-per-game", str(cfg.rounds_per_game), "--sampling", cfg.sampling,
         ]  # fmt: skip
+        if cfg.league is not None:
+            league = cfg.league
+            cmd += [
+                "--snapshot-every", str(league.snapshot_every), "--snapshot-cap", str(league.snapshot_cap),
+                "--snapshot-weight", str(league.snapshot_weight), "--pfsp-power", str(league.pfsp_power),
+                "--pfsp-floor", str(league.pfsp_floor), "--pfsp-window", str(league.pfsp_window),
+            ]  # fmt: skip
         report({"event": "pretrain_start", "command": " ".join(cmd)})
         self.paths.logs.mkdir(parents=True, exist_ok=True)
         log_path = self.paths.logs / "pretrain.log"
@@ -295,7 +303,12 @@ class ArenaBackend:
         produced = out / "latest.zip"
         if produced.is_file():
             from sacbot.campaign.loop import copy_tree_file
+            from sacbot.checkpoint.replay_file import replay_path
 
+            # The replay first: `latest` is what marks the pretraining done, and the first chunk's bot
+            # loads this replay (SACBOT_REPLAY_KEEP) instead of fitting its first two fresh rounds.
+            if replay_path(out).is_file():
+                copy_tree_file(replay_path(out), replay_path(self.paths.latest.parent))
             copy_tree_file(produced, self.paths.latest)
 
     # -- one game -------------------------------------------------------------------------------------------

@@ -1,12 +1,23 @@
-"""The weighted opponent sampler: the opponent of chunk k depends only on (seed, k).
+"""Opponent sampling: fixed weights, and prioritised fictitious self-play (PFSP) over a league pool.
 
-That makes a resumed or retried chunk play the same opponent it would have played the first time.
+The weighted sampler: the opponent of chunk k depends only on (seed, k). That makes a resumed or retried chunk
+play the same opponent it would have played the first time.
+
+PFSP (AlphaStar's "hard" weighting): each opponent's weight is its base weight times
+f(win rate) = max(floor, (1 - win rate) ** power), so the bot meets most often the opponents it loses to,
+and never stops meeting one it beats (the floor). The win rate is taken over the most recent `window` rounds
+against that opponent and smoothed as (wins + 0.5) / (rounds + 1): an opponent not yet played counts as 0.5.
+Pure functions of their inputs: the same pool, results and (seed, key) draw the same opponent.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Sampling = Literal["weights", "pfsp"]
 
 
 class OpponentSampler:
@@ -19,6 +30,112 @@ class OpponentSampler:
         self._seed = seed
 
     def sample(self, chunk: int) -> str:
-        # A string seed is hashed deterministically (sha512) by random.Random, unlike a tuple.
-        rng = random.Random(f"sacbot-campaign:{self._seed}:{chunk}")
-        return rng.choices(self._names, weights=self._weights, k=1)[0]
+        return draw(self._names, self._weights, f"sacbot-campaign:{self._seed}:{chunk}")
+
+
+def draw(names: Sequence[str], weights: Sequence[float], key: str) -> str:
+    """One name drawn by weight from a generator seeded with `key` (a string seed is hashed
+    deterministically, sha512, by random.Random, unlike a tuple)."""
+    rng = random.Random(key)
+    return rng.choices(list(names), weights=list(weights), k=1)[0]
+
+
+@dataclass(frozen=True)
+class Record:
+    """Rounds played against one opponent, and how many of them were won (a chunk, an eval, one round)."""
+
+    opponent: str
+    rounds: int
+    wins: float
+
+
+def recent_results(records: Iterable[Record], window: int) -> dict[str, tuple[float, int]]:
+    """Per opponent (wins, rounds) over its most recent `window` rounds; `records` oldest first.
+
+    A record that straddles the window's edge counts with the share of its rounds that fits (its wins scaled
+    alike), so every opponent's figure covers at most `window` rounds.
+    """
+    if window < 1:
+        raise ValueError("window must be at least 1")
+    out: dict[str, tuple[float, int]] = {}
+    for rec in reversed(list(records)):
+        if rec.rounds <= 0:
+            continue
+        wins, rounds = out.get(rec.opponent, (0.0, 0))
+        room = window - rounds
+        if room <= 0:
+            continue
+        take = min(room, rec.rounds)
+        out[rec.opponent] = (wins + rec.wins * take / rec.rounds, rounds + take)
+    return out
+
+
+def smoothed_win_rate(wins: float, rounds: int) -> float:
+    """(wins + 0.5) / (rounds + 1): 0.5 before any round, then close to wins / rounds."""
+    return (wins + 0.5) / (rounds + 1)
+
+
+def pfsp_factor(win_rate: float, power: float, floor: float) -> float:
+    """AlphaStar's hard weighting (1 - win rate) ** power, never below `floor` (> 0)."""
+    return max(floor, (1.0 - min(max(win_rate, 0.0), 1.0)) ** power)
+
+
+@dataclass(frozen=True)
+class LeagueDraw:
+    """The weights one draw used, and its outcome (what the logs record per chunk or game)."""
+
+    opponent: str
+    weights: dict[str, float]  # entry -> unnormalised weight, in pool order
+    win_rates: dict[str, float]  # entry -> the smoothed win rate PFSP used (every entry, also in "weights")
+    rounds: dict[str, int]  # entry -> rounds behind its win rate
+
+    @property
+    def probabilities(self) -> dict[str, float]:
+        total = sum(self.weights.values())
+        return {name: w / total for name, w in self.weights.items()}
+
+
+def league_weights(
+    base: Mapping[str, float],
+    results: Mapping[str, tuple[float, int]],
+    sampling: Sampling,
+    power: float = 2.0,
+    floor: float = 0.05,
+) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:
+    """(weights, win rates, rounds) per entry with a positive base weight, in `base`'s order.
+
+    "weights" keeps the base weights as they are; "pfsp" multiplies each by `pfsp_factor` of its win rate.
+    `results` is keyed like `base` (entries missing from it have not been played).
+    """
+    if not floor > 0:
+        raise ValueError("the PFSP floor must be > 0")
+    weights: dict[str, float] = {}
+    rates: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for name, w in base.items():
+        if not w > 0:
+            continue
+        wins, rounds = results.get(name, (0.0, 0))
+        rate = smoothed_win_rate(wins, rounds)
+        rates[name], counts[name] = rate, rounds
+        weights[name] = float(w) * pfsp_factor(rate, power, floor) if sampling == "pfsp" else float(w)
+    if not weights:
+        raise ValueError("the opponent pool needs at least one positive weight")
+    return weights, rates, counts
+
+
+def league_draw(
+    base: Mapping[str, float],
+    results: Mapping[str, tuple[float, int]],
+    sampling: Sampling,
+    key: str,
+    power: float = 2.0,
+    floor: float = 0.05,
+) -> LeagueDraw:
+    """One draw from the pool: deterministic in (base, results, sampling, key, power, floor).
+
+    With sampling "weights" it draws exactly what `OpponentSampler` draws for the same weights and key.
+    """
+    weights, rates, counts = league_weights(base, results, sampling, power, floor)
+    opponent = draw(list(weights), list(weights.values()), key)
+    return LeagueDraw(opponent, weights, rates, counts)

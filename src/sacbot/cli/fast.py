@@ -9,7 +9,11 @@ import typer
 
 
 def train_fast(
-    opponents: str = typer.Option("SpinBot", "--opponents", help="Comma-separated classic opponents."),
+    opponents: str = typer.Option(
+        "SpinBot",
+        "--opponents",
+        help="Comma-separated opponents, each optionally Name:weight (with --sampling).",
+    ),
     steps: int = typer.Option(100_000, "--steps", min=1, help="Environment steps, summed over the arenas."),
     envs: int = typer.Option(8, "--envs", min=1, help="Arenas stepped together (one batched actor call)."),
     out: Path = typer.Option(..., "--out", help="Weights folder (created; resumed from its latest.zip)."),
@@ -31,9 +35,34 @@ def train_fast(
         min=1,
         help="torch threads for the updates (2 on an idle 2-core machine: ~1.5x).",
     ),
+    rounds_per_game: int = typer.Option(
+        10, "--rounds-per-game", min=1, help="Rounds per game; each new game draws its opponent (--sampling)."
+    ),
+    sampling: str = typer.Option(
+        "spread",
+        "--sampling",
+        help="spread: arena i plays opponent i mod n; weights: drawn per game by weight; pfsp: weights x "
+        "max(floor, (1 - recent win rate)^power).",
+    ),
+    snapshot_every: int = typer.Option(
+        0,
+        "--snapshot-every",
+        min=0,
+        help="Env steps between frozen snapshots of the learner in the pool (0: none).",
+    ),
+    snapshot_cap: int = typer.Option(
+        3, "--snapshot-cap", min=1, help="Snapshots kept in the pool, oldest out."
+    ),
+    snapshot_weight: float = typer.Option(
+        1.0, "--snapshot-weight", min=0.0, help="The snapshots' weight in the pool, shared evenly."
+    ),
+    pfsp_power: float = typer.Option(2.0, "--pfsp-power", min=0.0, help="p in (1 - win rate)^p."),
+    pfsp_floor: float = typer.Option(0.05, "--pfsp-floor", help="PFSP's lowest factor, in (0, 1]."),
+    pfsp_window: int = typer.Option(30, "--pfsp-window", min=1, help="Recent rounds per opponent for PFSP."),
 ) -> None:
-    """Train the SAC-GRU in-process against classic opponents, much faster than real time."""
+    """Train the SAC-GRU in-process against classic opponents (and frozen snapshots of itself), fast."""
     from sacbot.env.train import train_fast as run
+    from sacbot.settings import load_sacbot_settings
 
     summary = run(
         opponents,
@@ -46,6 +75,15 @@ def train_fast(
         workers=workers,
         torch_threads=torch_threads,
         teacher_lead=teacher_lead,
+        rounds_per_game=rounds_per_game,
+        sampling=sampling,
+        snapshot_every=snapshot_every,
+        snapshot_cap=snapshot_cap,
+        snapshot_weight=snapshot_weight,
+        pfsp_power=pfsp_power,
+        pfsp_floor=pfsp_floor,
+        pfsp_window=pfsp_window,
+        replay_keep=load_sacbot_settings().replay_keep,
         log=lambda line: print(f"sacbot train-fast: {line}", file=sys.stderr, flush=True),
     )
     rate = (summary.env_steps and summary.env_steps / max(summary.seconds, 1e-9)) or 0.0
@@ -55,3 +93,8 @@ def train_fast(
     )
     for name, share in summary.score_share.items():
         typer.echo(f"  {name}: score share {share:.3f} over the last rounds, {summary.wins[name]} rounds won")
+    if summary.snapshot_rounds:
+        typer.echo(
+            f"  frozen snapshots: {summary.snapshot_rounds} rounds, {summary.snapshot_wins} won "
+            f"(in the pool now: {', '.join(summary.snapshots) or 'none'})"
+        )

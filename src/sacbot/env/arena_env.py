@@ -17,7 +17,7 @@ game an arena started with `seed=s` plays, given the same bot ids) and whose opp
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -61,6 +61,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         max_turns: truncate a round after this many turns (None: play it out; inactivity ends every round).
         aim_shaping: k of the opt-in aim shaping (`sacbot.agent.features`), as SACBOT_AIM_SHAPING; 0 = off.
         agent_id / opponent_id: the bot ids (an arena numbers bots by session id; a fidelity test matches it).
+        opponent_source: called with the game's seed at every new game, returns (name, policy): the opponent
+            then comes from it instead of a draw among `opponent` (`sacbot.env.league`, train-fast's league).
     """
 
     metadata: dict[str, Any] = {"render_modes": []}
@@ -79,6 +81,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         agent_id: int = 1,
         opponent_id: int = 2,
         render_mode: str | None = None,
+        opponent_source: Callable[[int], tuple[str, ClassicBot]] | None = None,
     ) -> None:
         super().__init__()
         if render_mode is not None:
@@ -100,6 +103,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.game: Game | None = None
         self.opponent: ClassicBot | None = None
         self.opponent_name = self.opponents[0]
+        self.opponent_source = opponent_source
         if not (aim_shaping >= 0.0 and math.isfinite(aim_shaping)):
             raise UserError(f"aim_shaping must be 0 (off) or more, not {aim_shaping!r}", exit_code=2)
         self.memory = RoundMemory(
@@ -174,8 +178,11 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
     def _new_game(self, seed: int | None = None) -> None:
         if seed is None:
             seed = int(self.np_random.integers(0, 2**31 - 1))
-        self.opponent_name = self.opponents[int(self.np_random.integers(len(self.opponents)))]
-        self.opponent = make_opponent(self.opponent_name, seed=seed)
+        if self.opponent_source is not None:
+            self.opponent_name, self.opponent = self.opponent_source(seed)
+        else:
+            self.opponent_name = self.opponents[int(self.np_random.integers(len(self.opponents)))]
+            self.opponent = make_opponent(self.opponent_name, seed=seed)
         participants = [
             Participant(self.agent_id, AGENT_NAME),
             Participant(self.opponent_id, self.opponent_name),

@@ -16,6 +16,11 @@ arenas step; every finished round goes into the sequence replay whole (`add_roun
 SAC updates run (on average; fractions carry over) once the replay holds a window. One SAC update costs far
 more than a vector step on a CPU, so `updates_per_step` sets the speed; torch runs on one thread by default.
 The acting weights follow the trainer every `sync_every` updates.
+
+Opponents: `sampling="spread"` (the default) gives arena i `opponents[i % n]` for the whole run. "weights" and
+"pfsp" draw each new game's opponent from a league pool (`sacbot.env.league`: `Name:weight` entries, PFSP from
+the in-process round results, frozen `FastSnap<n>` snapshots of the learner every `snapshot_every` env steps).
+Rounds against snapshots train the learner like any other round, but stay out of the best slots' windows.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import math
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from sacbot.agent.features import RadarMode
-from sacbot.env.arena_env import parse_opponents
+from sacbot.env.league import LEAGUE_LOG, SAMPLINGS, FastLeague, parse_weighted_opponents
 from sacbot.env.vector import VecTankRoyaleEnv
 from sacbot.errors import UserError
 
@@ -60,6 +65,9 @@ class FastTrainingSummary:
     out: Path
     score_share: dict[str, float]
     wins: dict[str, int]
+    snapshot_rounds: int = 0  # finished rounds against frozen snapshots of the learner
+    snapshot_wins: int = 0
+    snapshots: list[str] = field(default_factory=list)  # the snapshots in the pool at the end
 
 
 def _share(window: deque[tuple[float, float]]) -> float:
@@ -69,7 +77,7 @@ def _share(window: deque[tuple[float, float]]) -> float:
 
 
 def train_fast(
-    opponents: str | Sequence[str],
+    opponents: str | Sequence[str] | Mapping[str, float],
     out: str | os.PathLike[str],
     *,
     steps: int = 100_000,
@@ -88,10 +96,41 @@ def train_fast(
     teacher_lead: int = 0,
     torch_threads: int | None = 1,
     workers: int = 0,
+    rounds_per_game: int = 10,
+    sampling: str = "spread",
+    snapshot_every: int = 0,
+    snapshot_cap: int = 3,
+    snapshot_weight: float = 1.0,
+    pfsp_power: float = 2.0,
+    pfsp_floor: float = 0.05,
+    pfsp_window: int = 30,
+    replay_keep: int = 50_000,
     log: Callable[[str], None] | None = None,
 ) -> FastTrainingSummary:
     """Train for `steps` environment steps (summed over the arenas) and write checkpoints into `out`."""
-    names = parse_opponents(opponents)  # bad input fails before torch is even imported
+    # Bad input fails before torch is even imported.
+    weighted = parse_weighted_opponents(opponents)
+    if sampling not in SAMPLINGS:
+        raise UserError(f"--sampling must be one of {', '.join(SAMPLINGS)}, not {sampling!r}", exit_code=2)
+    if rounds_per_game < 1:
+        raise UserError("--rounds-per-game must be at least 1", exit_code=2)
+    if sampling == "spread":
+        if any(w != 1.0 for _, w in weighted):
+            raise UserError("--opponents: weights (Name:w) need --sampling weights or pfsp", exit_code=2)
+        if snapshot_every:
+            raise UserError("--snapshot-every needs --sampling weights or pfsp", exit_code=2)
+        names = tuple(name for name, _ in weighted)
+    else:
+        names = tuple(dict.fromkeys(name for name, w in weighted if w > 0))
+    league = None
+    if sampling != "spread":
+        if workers > 0:  # the league's draws, results and snapshots live in this process
+            raise UserError("--sampling weights or pfsp steps the arenas in this process: --workers 0", 2)
+        league = FastLeague(
+            [(n, w) for n, w in weighted if w > 0], sampling, Path(out), seed=seed,
+            snapshot_every=snapshot_every, snapshot_cap=snapshot_cap, snapshot_weight=snapshot_weight,
+            pfsp_power=pfsp_power, pfsp_floor=pfsp_floor, pfsp_window=pfsp_window,
+        )  # fmt: skip
     from sacbot.agent.inference import FastActor
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
     from sacbot.checkpoint import (
@@ -105,6 +144,7 @@ def train_fast(
         restore_trainer,
         save_checkpoint,
     )
+    from sacbot.checkpoint.replay_file import load_replay, replay_path, save_replay
     from sacbot.checkpoint.slots import ROUND_COUNTER, ROUNDS, TRAINING_METRICS
 
     if steps < 1 or envs < 1 or updates_per_step < 0:
@@ -136,12 +176,27 @@ def train_fast(
         raise UserError(f"radar_mode must be 'spin' or 'lock', not {radar_mode!r}", exit_code=2)
     mode: RadarMode = "lock" if radar_mode == "lock" else "spin"
     vec = VecTankRoyaleEnv(
-        envs, names, max_turns=max_turns, workers=workers, radar_mode=mode, aim_shaping=aim_shaping
+        envs,
+        names,
+        max_turns=max_turns,
+        workers=workers,
+        radar_mode=mode,
+        aim_shaping=aim_shaping,
+        rounds_per_game=rounds_per_game,
+        opponent_source=None if league is None else league.opponent_for,
     )
     trainer = SacTrainer(TrainerConfig(device=device, seed=seed, kickstart=kickstart))
+    sizes = trainer.config.sizes
     if latest_path(out).is_file():
         restore_trainer(latest_path(out), trainer)
         say(f"resumed from {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
+        if replay_keep > 0 and replay_path(out).is_file():
+            kept = load_replay(replay_path(out), sizes.state_dim, sizes.action_dim, sizes.hidden)
+            say(f"replay: {len(kept['lengths'])} kept rounds ({trainer.replay.extend_rounds(kept)} steps)")
+    if league is not None:
+        league.start(trainer.env_steps, trainer.actor_arrays(), trainer.config.sizes, mode)
+        if league.snapshots:
+            say(f"league: snapshots {', '.join(league.snapshots)} from {league.folder}")
     rounds_total = 0
     counter = out / ROUND_COUNTER
     if counter.is_file():
@@ -158,7 +213,6 @@ def train_fast(
         # numpy's OpenBLAS threads the batched actor's matmuls and spins on the cores the arenas need: the
         # vector step ran ~10x slower (1.5k vs 17k steps/s, 16 arenas on 2 cores) until capped the same way.
         blas_limit = threadpool_limits(limits=1, user_api="blas")  # also when torch takes more threads
-    sizes = trainer.config.sizes
     lead_rng = np.random.default_rng(seed + 1)
     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
@@ -167,6 +221,7 @@ def train_fast(
     windows: dict[str, deque[tuple[float, float]]] = {n: deque(maxlen=best_window) for n in names}
     overall: deque[tuple[float, float]] = deque(maxlen=best_window)
     wins = dict.fromkeys(names, 0)
+    snapshot_rounds = snapshot_wins = 0
     started = time.perf_counter()
     start_steps = trainer.env_steps
     last_sync = trainer.updates
@@ -175,9 +230,8 @@ def train_fast(
     owed = 0.0  # fractional updates carried between vector steps
     saved_at = -1
 
-    def save() -> None:
-        arrays = trainer.state_arrays()
-        meta = CheckpointMeta(
+    def run_meta() -> CheckpointMeta:
+        return CheckpointMeta(
             env_steps=trainer.env_steps,
             updates=trainer.updates,
             network_sizes=trainer.network_sizes(),
@@ -185,11 +239,16 @@ def train_fast(
                 "round_total": rounds_total,
                 "written_by": "sacbot train-fast",
                 "opponents": list(names),
+                "sampling": sampling,
                 "radar_mode": radar_mode,
                 "aim_shaping": aim_shaping,
                 "kickstart": kickstart,
             },
         )
+
+    def save() -> None:
+        arrays = trainer.state_arrays()
+        meta = run_meta()
         save_checkpoint(latest_path(out), arrays, meta)
         kind = f"fast_score_share_last_{best_window}"
         for name, window in windows.items():
@@ -203,6 +262,8 @@ def train_fast(
             {**last_metrics, "time": time.time(), "env_steps": trainer.env_steps, "updates": trainer.updates,
              "written_by": "sacbot train-fast"},
         )  # fmt: skip
+        if league is not None:
+            append_jsonl(out / LEAGUE_LOG, {"time": time.time(), **league.pool_line(trainer.env_steps)})
         atomic_write_json(counter, {"rounds": rounds_total, "time": time.time()})
         say(f"saved {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
 
@@ -223,7 +284,12 @@ def train_fast(
                     result = infos["final_info"][i]["round_result"]
                     rounds_total += 1
                     _store_round(trainer.replay, buf, bool(terminated[i]))
-                    if terminated[i]:
+                    if league is not None:
+                        league.record(result)
+                    if terminated[i] and result["opponent"] not in windows:  # a frozen snapshot
+                        snapshot_rounds += 1
+                        snapshot_wins += result["outcome"] == "won"
+                    elif terminated[i]:
                         pair = (float(result["score"]), float(result["opponent_score"]))
                         windows[result["opponent"]].append(pair)
                         overall.append(pair)
@@ -251,6 +317,9 @@ def train_fast(
                 if trainer.updates - last_sync >= sync_every:
                     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed + trainer.updates)
                     last_sync = trainer.updates
+            if league is not None and league.snapshot_due(trainer.env_steps):
+                label = league.snapshot(trainer.env_steps, trainer.actor_arrays(), run_meta())
+                say(f"league: snapshot {label} (pool: {', '.join(league.snapshots)})")
             if trainer.env_steps >= next_save:
                 save()
                 saved_at = trainer.env_steps
@@ -261,6 +330,10 @@ def train_fast(
             blas_limit.restore_original_limits()
     if saved_at != trainer.env_steps:
         save()
+    if replay_keep > 0:
+        # For whoever trains on from latest.zip (the next `sacbot play` of a campaign, a resumed run).
+        save_replay(replay_path(out), trainer.replay.export_rounds(replay_keep))
+        say(f"kept the newest {replay_keep} steps of replay in {replay_path(out)}")
     return FastTrainingSummary(
         env_steps=trainer.env_steps,
         updates=trainer.updates,
@@ -269,6 +342,9 @@ def train_fast(
         out=out,
         score_share={n: round(_share(w), 4) for n, w in windows.items() if w},
         wins=wins,
+        snapshot_rounds=snapshot_rounds,
+        snapshot_wins=snapshot_wins,
+        snapshots=list(league.snapshots) if league is not None else [],
     )
 
 

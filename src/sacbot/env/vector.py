@@ -4,7 +4,9 @@ A Gymnasium `VectorEnv` with same-step autoreset: when arena i ends its round, `
 observation of its next round in row i and puts the finished round's last observation and info under
 `infos["final_obs"][i]` / `infos["final_info"][i]` (masks `_final_obs`, `_final_info`), as Gymnasium's
 `AutoresetMode.SAME_STEP` does. Arena i plays opponent `opponents[i % len(opponents)]`, so a list of opponents
-is spread evenly. Per step it allocates only the returned arrays; infos stay empty until a round ends.
+is spread evenly; with `opponent_source(i, seed)` each new game of arena i asks it for its opponent instead
+(train-fast's league, `sacbot.env.league`; in-process arenas only). Per step it allocates only the returned
+arrays; infos stay empty until a round ends.
 
 `workers=0` steps every arena in this process; `workers=k` spreads them over k worker processes
 (`sacbot.env.workers`), for machines with more than one core. With `step_in_parent=True` this process steps a
@@ -15,7 +17,8 @@ both busy with one pipe round trip per step. The results are the same either way
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +29,7 @@ from sacbot.agent.features import STATE_DIM, RadarMode
 from sacbot.env.arena_env import TankRoyaleEnv, parse_opponents
 from sacbot.env.workers import WorkerPool
 from sacbot.errors import UserError
+from sacbot.opponents import ClassicBot
 
 
 class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
@@ -47,11 +51,17 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         aim_shaping: float = 0.0,
         workers: int = 0,
         step_in_parent: bool = False,
+        opponent_source: Callable[[int, int], tuple[str, ClassicBot]] | None = None,
     ) -> None:
         if num_envs < 1:
             raise UserError(f"need at least one environment, not {num_envs}", exit_code=2)
         if workers < 0:
             raise UserError(f"workers must be 0 (in-process) or more, not {workers}", exit_code=2)
+        if opponent_source is not None and workers > 0:
+            # The source (train-fast's league) lives in this process: its draws, results and snapshots.
+            raise UserError(
+                "opponents drawn per game (--sampling weights/pfsp) need --workers 0", exit_code=2
+            )
         names = parse_opponents(opponents)
         kwargs: list[dict[str, Any]] = [
             {
@@ -64,6 +74,9 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             }
             for i in range(num_envs)
         ]
+        if opponent_source is not None:
+            for i, kw in enumerate(kwargs):  # arena i's new games ask the source, with i
+                kw["opponent_source"] = functools.partial(opponent_source, i)
         first = TankRoyaleEnv(**kwargs[0])  # checks the arguments here, before any worker starts
         # Arenas 0..local-1 are stepped here, the rest by the workers.
         if workers == 0 or num_envs == 1:

@@ -166,6 +166,7 @@ def run_play(eval_flag: bool = False) -> PlayResult:
         if start.arrays is not None:
             sac.load_state_arrays(start.arrays)
         learner = AgentLearner(sac)
+        kept = _load_kept_replay(learner, weights, settings.replay_keep, sac.config.sizes)
         channel: DropOldestChannel[ChannelItem] = DropOldestChannel(settings.channel_capacity)
         try:
             saver = RoundEndSaver(
@@ -177,6 +178,7 @@ def run_play(eval_flag: bool = False) -> PlayResult:
                     "aim_shaping": settings.aim_shaping,
                     "kickstart": settings.kickstart,
                 },
+                replay_keep=settings.replay_keep,
             )
         except OSError as exc:
             raise UserError(f"cannot use the weights folder {weights}: {exc.strerror or exc}", 2) from None
@@ -215,6 +217,8 @@ def run_play(eval_flag: bool = False) -> PlayResult:
             keep_all_latencies=settings.stats_file is not None,
         )
     _say(f"{identity.name}: {start.source}; weights folder {weights}; radar {radar_mode} ({radar_source})")
+    if trainer is not None:
+        _say(kept)
 
     stopper.install()
     gc.collect()
@@ -258,6 +262,24 @@ def run_play(eval_flag: bool = False) -> PlayResult:
         f"stopped ({reason}): {result.turns} turns, {result.skipped_turns} skipped, {result.updates} updates"
     )
     return result
+
+
+def _load_kept_replay(learner: Any, weights: Path, keep: int, sizes: Any) -> str:
+    """Load `replay.npz` from the weights folder into the learner's replay; says what happened, in a line."""
+    from sacbot.checkpoint import CheckpointError
+    from sacbot.checkpoint.replay_file import load_replay, replay_path
+
+    path = replay_path(weights)
+    if keep <= 0:
+        return "replay starts empty (SACBOT_REPLAY_KEEP=0)"
+    if not path.is_file():
+        return f"replay starts empty (no {path.name} yet)"
+    try:
+        arrays = load_replay(path, sizes.state_dim, sizes.action_dim, sizes.hidden)
+    except CheckpointError as exc:
+        return f"replay starts empty: {exc}"
+    steps = learner.load_replay(arrays)
+    return f"replay starts with {len(arrays['lengths'])} kept rounds ({steps} steps) from {path}"
 
 
 def _write_stats(path: Path, latencies_ms: list[float], result: PlayResult) -> None:

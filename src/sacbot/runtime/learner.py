@@ -71,6 +71,13 @@ class AgentLearner:
     def network_sizes(self) -> dict[str, Any]:
         return self.trainer.network_sizes()
 
+    def export_replay(self, max_steps: int) -> dict[str, np.ndarray]:
+        return self.trainer.replay.export_rounds(max_steps)
+
+    def load_replay(self, arrays: dict[str, np.ndarray]) -> int:
+        """Put a kept replay's rounds into the replay (start-up, before the trainer thread runs)."""
+        return self.trainer.replay.extend_rounds(arrays)
+
 
 class AgentFeatures:
     """The agent's feature functions with their per-round memory, for the realtime policy."""

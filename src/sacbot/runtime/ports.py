@@ -52,3 +52,6 @@ class Learner(Protocol):
 
     def network_sizes(self) -> dict[str, Any]:
         """The network sizes, for the checkpoint's metadata."""
+
+    def export_replay(self, max_steps: int) -> dict[str, np.ndarray]:
+        """The newest whole rounds of the replay, up to `max_steps` steps (`SequenceReplay.export_rounds`)."""

@@ -7,6 +7,8 @@ Per round end, in this order (a kill between two steps loses at most that round'
    that many rounds are known (the window survives restarts: it is read back from `rounds.jsonl`);
 3. one line in `training_metrics.jsonl` (the train pass) and one in `rounds.jsonl` (the round);
 4. `round_counter.json` ({"rounds": n, "time": t}) rewritten atomically: the liveness signal for campaigns.
+At game end (`save_game_end`), with `replay_keep` > 0: 5. the replay's newest whole rounds to `replay.npz`
+(`sacbot.checkpoint.replay_file`), which the next `sacbot play` loads before its first tick.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from sacbot.checkpoint import (
     opponent_best_path,
     save_checkpoint,
 )
+from sacbot.checkpoint.replay_file import replay_path, save_replay
 from sacbot.runtime.ports import Learner
 from sacbot.runtime.records import RoundReport
 from sacbot.runtime.scoring import ShareWindow
@@ -81,8 +84,10 @@ class RoundEndSaver:
         best_window: int,
         log: TextIO = sys.stderr,
         trained_with: Mapping[str, Any] | None = None,
+        replay_keep: int = 0,
     ) -> None:
         self.weights_dir = weights_dir
+        self.replay_keep = replay_keep  # steps of replay written at game end (0: none)
         # Settings the checkpoints record (radar mode, ...), so a later `play` or `eval` can follow them.
         self.trained_with = dict(trained_with or {})
         self.opponent = opponent
@@ -140,3 +145,19 @@ class RoundEndSaver:
             },
         )
         atomic_write_json(self.weights_dir / ROUND_COUNTER, {"rounds": self.rounds_total, "time": now})
+
+    def save_game_end(self, learner: Learner) -> None:
+        """5. At game end: the newest `replay_keep` steps of whole rounds to `replay.npz` (next process's)."""
+        if self.replay_keep <= 0:
+            return
+        arrays = learner.export_replay(self.replay_keep)
+        if not len(arrays.get("lengths", ())):
+            return
+        path = replay_path(self.weights_dir)
+        save_replay(path, arrays)
+        rounds, steps = len(arrays["lengths"]), int(arrays["lengths"].sum())
+        print(
+            f"sacbot play: kept {rounds} rounds ({steps} steps) of replay in {path}",
+            file=self.log,
+            flush=True,
+        )

@@ -44,6 +44,9 @@ class RoundSink(Protocol):
 
     def save_round(self, learner: Learner, report: RoundReport, train_pass: dict[str, Any]) -> None: ...
 
+    def save_game_end(self, learner: Learner) -> None:
+        """Once, when the thread stops, after the last round's save (the replay kept for the next process)."""
+
 
 @dataclass
 class _PassTotals:
@@ -142,9 +145,10 @@ class TrainerThread(threading.Thread):
                 else:
                     self._wake.wait(_IDLE_WAIT_S)
                     self._wake.clear()
-            # Shutdown: whatever the realtime thread posted last is still saved.
+            # Shutdown: whatever the realtime thread posted last is still saved, then the replay.
             self._drain()
             self._handle_round_ends()
+            self.sink.save_game_end(self.learner)
         except BaseException as exc:  # noqa: BLE001 - every failure must reach the main thread
             self.error = exc
             self.error_text = traceback.format_exc()
