@@ -12,13 +12,13 @@ from __future__ import annotations
 import io
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from sacbot.campaign.config import parse_campaign
+from sacbot.campaign.config import opponent_name, parse_campaign
 from sacbot.campaign.loop import CampaignLoop, ChunkFailed, ChunkOutcome, GameScore, RunPaths
 from sacbot.checkpoint import read_meta
 from sacbot.runtime.channel import DropOldestChannel
@@ -107,6 +107,44 @@ def _transitions(rng: np.random.Generator) -> list[Transition]:
     return out
 
 
+def play_game(
+    weights: Path,
+    opponent: str | None,
+    scores: Sequence[tuple[float, float]],
+    rng: np.random.Generator,
+    crash_after: int | None = None,
+) -> int:
+    """One `sacbot play` game of len(scores) rounds ((own, enemy) score each) through the real trainer thread
+    and round-end saver into `weights` (resumed from its latest.zip), which write latest.zip,
+    training_metrics.jsonl, rounds.jsonl and round_counter.json; the rounds won. `crash_after`: the process
+    dies (ChunkFailed) once that many rounds are saved."""
+    latest = weights / "latest.zip"
+    meta = read_meta(latest) if latest.is_file() else None
+    learner = ScriptedLearner(meta.env_steps if meta else 0, meta.updates if meta else 0)
+    channel: DropOldestChannel[ChannelItem] = DropOldestChannel(4096)
+    saver = RoundEndSaver(weights, opponent, best_window=2, log=io.StringIO())
+    trainer = TrainerThread(learner, channel, saver, TrainerConfig(warmup_rounds=1, utd_ratio=0.5))
+    trainer.start()
+    wins = 0
+    try:
+        for r, (own, enemy) in enumerate(scores, start=1):
+            for item in _transitions(rng):
+                channel.put(item)
+            wait_for(at_least(lambda: trainer.added, r * ROUND_TURNS), "drain")
+            wait_for(lambda: trainer.updates_here >= trainer.added // 2, "updates")
+            wins += own > enemy
+            outcome = "won" if own > enemy else "lost"
+            p99 = 1.1 + r / 10
+            trainer.round_ended(RoundReport(r, outcome, 3.5, ROUND_TURNS, 0, 0.4, p99, 2.5, 0, own, enemy))
+            wait_for(at_least(lambda: trainer.rounds_saved, r), "round save")
+            if crash_after is not None and r >= crash_after:
+                raise ChunkFailed("SacBot exited with code -9 before the game ended")
+    finally:
+        trainer.stop()
+    assert trainer.error is None, trainer.error_text
+    return wins
+
+
 class PlayLikeBackend:
     """Chunks through the real trainer thread and saver; evals scripted from EVAL_RESULTS."""
 
@@ -118,38 +156,18 @@ class PlayLikeBackend:
 
     def run_chunk(self, chunk: int, opponent: str, rounds: int, report: Any) -> ChunkOutcome:
         attempt = self.attempts[chunk] = self.attempts.get(chunk, 0) + 1
-        meta = read_meta(self.paths.latest) if self.paths.latest.is_file() else None
-        learner = ScriptedLearner(meta.env_steps if meta else 0, meta.updates if meta else 0)
-        channel: DropOldestChannel[ChannelItem] = DropOldestChannel(4096)
-        saver = RoundEndSaver(self.paths.weights, opponent, best_window=2, log=io.StringIO())
-        trainer = TrainerThread(learner, channel, saver, TrainerConfig(warmup_rounds=1, utd_ratio=0.5))
-        trainer.start()
-        wins = 0
+        scores = [(70.0, 30.0) if r % 2 else (40.0, 60.0) for r in range(1, rounds + 1)]
+        crash = chunk == self.crash_chunk and attempt == 1
         started = time.monotonic()
-        try:
-            for r in range(1, rounds + 1):
-                for item in _transitions(self.rng):
-                    channel.put(item)
-                wait_for(at_least(lambda: trainer.added, r * ROUND_TURNS), "drain")
-                wait_for(lambda: trainer.updates_here >= trainer.added // 2, "updates")
-                own, enemy = (70.0, 30.0) if r % 2 else (40.0, 60.0)
-                wins += own > enemy
-                outcome = "won" if own > enemy else "lost"
-                p99 = 1.1 + r / 10
-                trainer.round_ended(
-                    RoundReport(r, outcome, 3.5, ROUND_TURNS, 0, 0.4, p99, 2.5, 0, own, enemy)
-                )
-                wait_for(at_least(lambda: trainer.rounds_saved, r), "round save")
-                if chunk == self.crash_chunk and attempt == 1:
-                    raise ChunkFailed("SacBot exited with code -9 before the game ended")
-        finally:
-            trainer.stop()
-        assert trainer.error is None, trainer.error_text
+        # The opponent is a name, or a league snapshot's folder: the bot knows it by its name.
+        wins = play_game(
+            self.paths.weights, opponent_name(opponent), scores, self.rng, crash_after=1 if crash else None
+        )
         return ChunkOutcome(rounds=rounds, wins=wins, score_share=0.55, seconds=time.monotonic() - started)
 
     def run_eval(self, checkpoint: Path, opponent: str, rounds: int, report: Any) -> GameScore:
         chunk = int(checkpoint.stem.rsplit("-", 1)[1])  # the loop evaluates eval/candidate-<chunk>.zip
-        wins, share = EVAL_RESULTS[chunk][opponent]
+        wins, share = EVAL_RESULTS[min(chunk, max(EVAL_RESULTS))][opponent]
         return GameScore(rounds, wins, wins / rounds, share, bullet_damage=100.0 * share)
 
     def pretrain(self, report: Any) -> None:
@@ -171,4 +189,21 @@ def build_run(out: Path) -> Path:
         }
     )
     CampaignLoop(campaign, out, PlayLikeBackend(out, crash_chunk=2), sleep=lambda s: None).run()
+    return out
+
+
+def build_league_run(out: Path, budget: int = 4) -> Path:
+    """A finished campaign with a `[league]` table: PFSP draws logged per chunk, and a SacSnap snapshot of
+    `latest` (a real frozen twin) after every chunk joining the pool, two at most."""
+    campaign = parse_campaign(
+        {
+            "name": "report-league-test",
+            "chunks": {"rounds": CHUNK_ROUNDS, "budget": budget},
+            "opponents": {"SpinBot": 1, "Walls": 1},
+            "eval": {"every": 2, "rounds": EVAL_ROUNDS, "opponents": list(EVAL_OPPONENTS), "window": 5},
+            "retry": {"max_retries": 0, "backoff_s": 0.0},
+            "league": {"sampling": "pfsp", "snapshot_every": 1, "snapshot_cap": 2},
+        }
+    )
+    CampaignLoop(campaign, out, PlayLikeBackend(out), sleep=lambda s: None).run()
     return out

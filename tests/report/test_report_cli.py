@@ -38,6 +38,14 @@ def assert_png(path: Path) -> None:
         image.load()  # decodes every pixel: a truncated file fails here
 
 
+def section(text: str, heading: str) -> str:
+    """The lines from the `## heading...` line to the next `## ` heading."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"## {heading}"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return "\n".join(lines[start:end])
+
+
 def table_row(text: str, first_cell: str) -> list[str]:
     rows = [line for line in text.splitlines() if line.startswith(f"| {first_cell} |")]
     assert len(rows) == 1, f"expected one row for {first_cell}, got {rows}"
@@ -61,7 +69,7 @@ def test_report_of_a_campaign_run(run_dir: Path, tmp_path: Path) -> None:
     final = EVAL_RESULTS[3]
     for name in EVAL_OPPONENTS:
         wins, share = final[name]
-        assert table_row(text, name) == [
+        assert table_row(section(text, "Final eval"), name) == [
             name, str(EVAL_ROUNDS), str(wins), f"{wins / EVAL_ROUNDS:.1%}", f"{share:.3f}", "3"
         ]  # fmt: skip
     all_wins = sum(w for w, _ in final.values())
@@ -82,6 +90,16 @@ def test_report_of_a_campaign_run(run_dir: Path, tmp_path: Path) -> None:
     assert best.startswith(f"{(0.81 + 0.66 + 0.41 + 0.30 + 0.66 + 0.52) / 6:.4f} at chunk 3")
     for name in CURVES:
         assert f"]({name})" in text
+    # The 10 real-time rounds (70:30 and 40:60 in turn, from each game's first round) have their curve and
+    # their facts; the run has no league, so no league plot and no word of one.
+    assert_png(out / "score_share_per_round.png")
+    assert "## Score share per round (real-time rounds)" in text
+    assert table_row(text, "rounds") == ["rounds", "10"]
+    # Each game opens 70:30 then 40:60, 70:30: chunks 1-3 and the crashed attempt's one round.
+    shares = [0.7, 0.4, 0.7] + [0.7] + [0.7, 0.4, 0.7] * 2
+    assert table_row(text, "mean score share, rounds 1-10")[1] == f"{sum(shares) / 10:.3f}"
+    assert not (out / "league_mix.png").exists()
+    assert "league" not in text.lower() and "league" not in done.stderr.lower()
 
 
 def test_default_out_and_tolerance_of_malformed_lines_and_missing_fields(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`sacbot report RUN_DIR`: learning curves and an eval summary."""
+"""`sacbot report RUN_DIR`: learning curves and an eval summary (or a weights folder's per-round summary)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ import typer
 
 
 def report(
-    run_dir: Path = typer.Argument(..., help="A campaign run folder, e.g. runs/standard."),
+    run_dir: Path = typer.Argument(
+        ...,
+        help="A campaign run folder (e.g. runs/standard), or a weights folder of sacbot play / train-fast.",
+    ),
     out: Path | None = typer.Option(None, "--out", help="Where to write (default: RUN_DIR/report)."),
 ) -> None:
-    """Write PNG learning curves and a Markdown summary for a campaign run folder."""
+    """Write PNG learning curves and a Markdown summary for a campaign run folder or a weights folder."""
     from sacbot.report import write_report  # matplotlib stays out of `sacbot --help`
 
     outcome = write_report(run_dir, out)

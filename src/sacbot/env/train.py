@@ -332,8 +332,10 @@ def train_fast(
         save()
     if replay_keep > 0:
         # For whoever trains on from latest.zip (the next `sacbot play` of a campaign, a resumed run).
-        save_replay(replay_path(out), trainer.replay.export_rounds(replay_keep))
-        say(f"kept the newest {replay_keep} steps of replay in {replay_path(out)}")
+        kept = trainer.replay.export_rounds(replay_keep)
+        save_replay(replay_path(out), kept)
+        rounds, kept_steps = len(kept["lengths"]), int(kept["lengths"].sum())
+        say(f"kept {rounds} rounds ({kept_steps} steps) of replay in {replay_path(out)}")
     return FastTrainingSummary(
         env_steps=trainer.env_steps,
         updates=trainer.updates,

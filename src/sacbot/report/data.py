@@ -7,7 +7,13 @@ The files (written by `sacbot train-campaign`, `sacbot play` and `sacbot train-f
   time).
 - `weights/training_metrics.jsonl` (play) and `pretrain/training_metrics.jsonl` (train-fast): one line per
   train pass or save: time, env_steps, updates and, once updates ran, critic/actor/alpha losses and alpha.
-- `weights/rounds.jsonl`: one line per round (skipped turns, tick-to-intent latencies, dropped transitions).
+- `weights/rounds.jsonl` (play) and `pretrain/rounds.jsonl` (train-fast): one line per round (opponent,
+  outcome, own and enemy score; play's also skipped turns, tick-to-intent latencies, dropped transitions).
+- `campaign_log.jsonl`'s `league_draw` events (with `[league]`) and `pretrain/league.jsonl` (train-fast with
+  `--sampling`): the league's pool probabilities per chunk / per save, the opponent drawn, snapshots taken.
+
+A bare weights folder (`sacbot play`'s `SACBOT_WEIGHTS_DIR`, or a `sacbot train-fast --out` folder) is read as
+a run with only `weights/` (and its `league.jsonl` as the fast league): see `WEIGHTS_FOLDER_FILES`.
 
 Every optional field may be missing or null. A line that is not a JSON object, or lacks a field its file
 cannot do without (a metrics line without `time`/`env_steps`), is malformed: counted per file, never fatal.
@@ -21,7 +27,7 @@ from __future__ import annotations
 import bisect
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,9 +39,25 @@ PLAY_METRICS = "weights/training_metrics.jsonl"
 PLAY_ROUNDS = "weights/rounds.jsonl"
 PRETRAIN_METRICS = "pretrain/training_metrics.jsonl"
 PRETRAIN_ROUNDS = "pretrain/rounds.jsonl"
-JSONL_FILES = (CAMPAIGN_LOG, EVAL_LOG, PLAY_METRICS, PLAY_ROUNDS, PRETRAIN_METRICS, PRETRAIN_ROUNDS)
+FAST_LEAGUE = "pretrain/league.jsonl"
+JSONL_FILES = (
+    CAMPAIGN_LOG, EVAL_LOG, PLAY_METRICS, PLAY_ROUNDS, PRETRAIN_METRICS, PRETRAIN_ROUNDS, FAST_LEAGUE
+)  # fmt: skip
+# A bare weights folder's files, and where they stand in a campaign run folder.
+WEIGHTS_FOLDER_FILES = {
+    "training_metrics.jsonl": PLAY_METRICS,
+    "rounds.jsonl": PLAY_ROUNDS,
+    "league.jsonl": FAST_LEAGUE,
+}
 LOSS_KEYS = ("critic_loss", "actor_loss", "alpha_loss", "kickstart_loss")
 TRAINING_WINDOW = 50  # rounds in the training win-rate's moving window
+SHARE_WINDOW = 50  # rounds in the per-round score share's moving average
+SHARE_BLOCK = 50  # rounds per block of the per-round summary table
+MIN_OPPONENT_ROUNDS = 10  # rounds against one opponent before its training win-rate curve begins
+# The learner's own snapshots in a pool (`sacbot.campaign.config.SNAPSHOT_PREFIX`, `sacbot.env.league.
+# FAST_SNAPSHOT_PREFIX`; spelled here so a report does not import the trainer): drawn as one group each.
+SNAPSHOT_PREFIXES = ("SacSnap", "FastSnap")
+TRAIN_FAST = "sacbot train-fast"  # the `written_by` of train-fast's lines
 
 
 def parse_jsonl(text: str) -> tuple[list[dict[str, Any]], int]:
@@ -85,7 +107,7 @@ class MetricPoint:
 
 @dataclass(frozen=True)
 class RoundRow:
-    """The fields of a rounds.jsonl line a report uses."""
+    """The fields of a rounds.jsonl line a report uses (play's or train-fast's)."""
 
     time: float | None
     outcome: str | None
@@ -93,6 +115,10 @@ class RoundRow:
     p99_ms: float | None
     max_ms: float | None
     dropped: int
+    opponent: str | None = None
+    own_score: float | None = None  # play: own_score; train-fast: score (None: a truncated round)
+    enemy_score: float | None = None  # play: enemy_score; train-fast: opponent_score
+    written_by: str | None = None
 
 
 def metric_points(rows: Sequence[dict[str, Any]], source: str) -> tuple[list[MetricPoint], int]:
@@ -140,18 +166,37 @@ def campaign_events(rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]
     return good, len(rows) - len(good)
 
 
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def round_rows(rows: Sequence[dict[str, Any]]) -> list[RoundRow]:
     return [
         RoundRow(
             time=_num(r.get("time")),
-            outcome=r.get("outcome") if isinstance(r.get("outcome"), str) else None,
+            outcome=_str(r.get("outcome")),
             skipped_turns=_int(r.get("skipped_turns")) or 0,
             p99_ms=_num(r.get("tick_to_intent_p99_ms")),
             max_ms=_num(r.get("tick_to_intent_max_ms")),
             dropped=_int(r.get("dropped_transitions")) or 0,
+            opponent=_str(r.get("opponent")),
+            own_score=_num(r.get("own_score", r.get("score"))),
+            enemy_score=_num(r.get("enemy_score", r.get("opponent_score"))),
+            written_by=_str(r.get("written_by")),
         )
         for r in rows
     ]
+
+
+def league_rows(rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """train-fast's league.jsonl: `pool` lines (env_steps, pool probabilities) and `snapshot` lines."""
+    good = [
+        r
+        for r in rows
+        if (r.get("event") == "pool" and _int(r.get("env_steps")) is not None and _probabilities(r))
+        or (r.get("event") == "snapshot" and _int(r.get("env_steps")) is not None)
+    ]
+    return good, len(rows) - len(good)
 
 
 @dataclass(frozen=True)
@@ -183,8 +228,12 @@ class RunData:
     events: list[dict[str, Any]] = field(default_factory=list)
     evals: list[EvalRecord] = field(default_factory=list)
     metrics: list[MetricPoint] = field(default_factory=list)  # play and pretrain, by time
-    rounds: list[RoundRow] = field(default_factory=list)  # play's rounds only
+    rounds: list[RoundRow] = field(default_factory=list)  # play's rounds only (a bare folder's rounds)
     pretrain_rounds: int = 0
+    pretrain_round_rows: list[RoundRow] = field(default_factory=list)
+    fast_league: list[dict[str, Any]] = field(default_factory=list)  # train-fast's league.jsonl lines
+    # "campaign" (a run folder), or a bare weights folder: "play" (sacbot play's) or "train-fast"
+    kind: str = "campaign"
     # (time, won) of every training round, pretraining's and play's, in time order
     training_outcomes: list[tuple[float, bool]] = field(default_factory=list)
     malformed: dict[str, int] = field(default_factory=dict)  # file -> malformed lines
@@ -196,8 +245,12 @@ class RunData:
         return bool(self.events or self.evals or self.metrics or self.rounds)
 
 
-def parse_run(texts: Mapping[str, str | None], best: BestInfo | None = None) -> RunData:
-    """`texts`: file (one of JSONL_FILES) -> its text, None when missing."""
+def parse_run(
+    texts: Mapping[str, str | None], best: BestInfo | None = None, weights_folder: bool = False
+) -> RunData:
+    """`texts`: file (one of JSONL_FILES) -> its text, None when missing. `weights_folder`: the texts are a
+    bare weights folder's (see `weights_folder_texts`); its kind ("play" or "train-fast") follows from the
+    lines' `written_by`."""
     data = RunData(best=best or BestInfo())
     parsed: dict[str, list[dict[str, Any]]] = {}
     for name in JSONL_FILES:
@@ -216,13 +269,24 @@ def parse_run(texts: Mapping[str, str | None], best: BestInfo | None = None) -> 
     _count(data.malformed, PRETRAIN_METRICS, bad)
     data.metrics = sorted(pre + play, key=lambda p: p.time)
     data.rounds = round_rows(parsed[PLAY_ROUNDS])
+    data.pretrain_round_rows = round_rows(parsed[PRETRAIN_ROUNDS])
     data.pretrain_rounds = len(parsed[PRETRAIN_ROUNDS])
     data.training_outcomes = sorted(
         (r.time, r.outcome == "won")
-        for r in round_rows(parsed[PRETRAIN_ROUNDS]) + data.rounds
+        for r in data.pretrain_round_rows + data.rounds
         if r.time is not None and r.outcome is not None
     )
+    data.fast_league, bad = league_rows(parsed[FAST_LEAGUE])
+    _count(data.malformed, FAST_LEAGUE, bad)
+    if weights_folder:
+        writers = {r.get("written_by") for r in parsed[PLAY_ROUNDS] + parsed[PLAY_METRICS]}
+        data.kind = "train-fast" if TRAIN_FAST in writers else "play"
     return data
+
+
+def weights_folder_texts(texts: Mapping[str, str | None]) -> dict[str, str | None]:
+    """A bare weights folder's files (`WEIGHTS_FOLDER_FILES` names -> text) as a run folder's JSONL_FILES."""
+    return {name: texts.get(bare) for bare, name in WEIGHTS_FOLDER_FILES.items()}
 
 
 def _count(malformed: dict[str, int], name: str, bad: int) -> None:
@@ -355,9 +419,18 @@ def loss_series(metrics: Sequence[MetricPoint]) -> dict[str, list[tuple[int, flo
 def interpolated_env_steps(metrics: Sequence[MetricPoint], t: float) -> int | None:
     """Env steps at time `t`, linear between the metrics lines around it (a save line comes every
     20,000 steps in pretraining: rounds between two lines get their share)."""
+    return env_steps_placer(metrics)(t)
+
+
+def env_steps_placer(metrics: Sequence[MetricPoint]) -> Callable[[float], int | None]:
+    """`interpolated_env_steps` for many moments: the metrics' times are listed once."""
+    times = [p.time for p in metrics]
+    return lambda t: _interpolate(metrics, times, t)
+
+
+def _interpolate(metrics: Sequence[MetricPoint], times: Sequence[float], t: float) -> int | None:
     if not metrics:
         return None
-    times = [p.time for p in metrics]
     i = bisect.bisect_right(times, t)
     if i == 0:
         return 0 if t < times[0] else metrics[0].env_steps
@@ -375,13 +448,51 @@ def training_win_rate_series(data: RunData, clock: ActiveClock, window: int = TR
     from the `window`-th on, pretraining and real-time chunks alike."""
     out: list[Point] = []
     won = [w for _, w in data.training_outcomes]
+    place = env_steps_placer(data.metrics)
     running = 0
     for i, (t, w) in enumerate(data.training_outcomes):
         running += w
         if i >= window:
             running -= won[i - window]
         if i + 1 >= window:
-            out.append(Point(interpolated_env_steps(data.metrics, t), clock(t), running / window))
+            out.append(Point(place(t), clock(t), running / window))
+    return out
+
+
+def opponent_group(name: str | None) -> str:
+    """An opponent's curve: its name; the learner's own snapshots (SacSnap<c>, FastSnap<n>) share one."""
+    if not name:
+        return "(opponent not set)"
+    for prefix in SNAPSHOT_PREFIXES:
+        if name.startswith(prefix) and name[len(prefix) :].isdigit():
+            return f"{prefix}* (own snapshots)"
+    return name
+
+
+def training_win_rate_by_opponent(
+    data: RunData,
+    clock: ActiveClock,
+    window: int = TRAINING_WINDOW,
+    min_rounds: int = MIN_OPPONENT_ROUNDS,
+) -> dict[str, list[Point]]:
+    """Per opponent (snapshots grouped, see `opponent_group`): the win rate over its last `window` training
+    rounds (fewer until it has played that many), after each of its rounds from the `min_rounds`-th on, placed
+    at the env steps when the round ended; pretraining's rounds and the real-time chunks' alike, the same
+    rounds as `training_win_rate_series`. Opponents with fewer than `min_rounds` rounds have no curve."""
+    rows = sorted(
+        (r.time, opponent_group(r.opponent), r.outcome == "won")
+        for r in data.pretrain_round_rows + data.rounds
+        if r.time is not None and r.outcome is not None
+    )
+    place = env_steps_placer(data.metrics)
+    recent: dict[str, list[bool]] = {}
+    out: dict[str, list[Point]] = {}
+    for t, name, won in rows:
+        history = recent.setdefault(name, [])
+        history.append(won)
+        if len(history) >= min_rounds:
+            last = history[-window:]
+            out.setdefault(name, []).append(Point(place(t), clock(t), sum(last) / len(last)))
     return out
 
 
@@ -419,6 +530,215 @@ def pretrain_end_steps(data: RunData) -> int | None:
     """Env steps where pretraining handed over to real-time play (None without a pretraining phase)."""
     pre = [p.env_steps for p in data.metrics if p.source == "pretrain"]
     return max(pre) if pre else None
+
+
+# -- per-round score share -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShareRound:
+    """One scored round of a rounds.jsonl; `index` is 1-based, in the order the rounds were written."""
+
+    index: int
+    opponent: str
+    own: float
+    enemy: float
+    won: bool
+
+    @property
+    def share(self) -> float:
+        return round_share(self.own, self.enemy)
+
+
+def round_share(own: float, enemy: float) -> float:
+    """own / (own + enemy) of one round (negative scores as 0; 0.5 when nobody scored), as the saver's
+    windows count it (`sacbot.runtime.scoring.score_share`)."""
+    own, enemy = max(0.0, own), max(0.0, enemy)
+    return 0.5 if own + enemy <= 0.0 else own / (own + enemy)
+
+
+def rounds_what(data: RunData) -> str:
+    """What the bot's rounds.jsonl holds: real-time rounds, or (bare folder) train-fast's in-process ones."""
+    return "in-process train-fast" if data.kind == "train-fast" else "real-time"
+
+
+def share_rounds(rows: Sequence[RoundRow]) -> list[ShareRound]:
+    """The rounds that carry both scores (a truncated train-fast round has none), numbered in file order."""
+    scored = [r for r in rows if r.own_score is not None and r.enemy_score is not None]
+    return [
+        ShareRound(
+            i + 1, opponent_group(r.opponent), r.own_score or 0.0, r.enemy_score or 0.0, r.outcome == "won"
+        )
+        for i, r in enumerate(scored)
+    ]
+
+
+def moving_average(values: Sequence[float], window: int) -> list[float]:
+    """The mean of the last `window` values at each position (of all of them before the window is full)."""
+    out: list[float] = []
+    acc = 0.0
+    for i, v in enumerate(values):
+        acc += v
+        if i >= window:
+            acc -= values[i - window]
+        out.append(acc / min(i + 1, window))
+    return out
+
+
+@dataclass(frozen=True)
+class ShareBlock:
+    """Rounds `first`..`last` (1-based, inclusive): how many, won, the mean of the per-round shares, and the
+    pooled share sum(own) / sum(own + enemy) over them."""
+
+    first: int
+    last: int
+    rounds: int
+    wins: int
+    mean_share: float
+    pooled_share: float
+    opponents: tuple[str, ...]
+
+
+def share_block(rounds: Sequence[ShareRound]) -> ShareBlock:
+    if not rounds:
+        raise ValueError("a block of no rounds")
+    return ShareBlock(
+        first=rounds[0].index,
+        last=rounds[-1].index,
+        rounds=len(rounds),
+        wins=sum(r.won for r in rounds),
+        mean_share=sum(r.share for r in rounds) / len(rounds),
+        pooled_share=round_share(
+            sum(max(0.0, r.own) for r in rounds), sum(max(0.0, r.enemy) for r in rounds)
+        ),
+        opponents=tuple(dict.fromkeys(r.opponent for r in rounds)),
+    )
+
+
+def share_blocks(rounds: Sequence[ShareRound], size: int = SHARE_BLOCK) -> list[ShareBlock]:
+    """Rounds 1-50, 51-100, ... (the last block may be shorter)."""
+    return [share_block(rounds[i : i + size]) for i in range(0, len(rounds), size)]
+
+
+def share_facts(rounds: Sequence[ShareRound], size: int = SHARE_BLOCK) -> list[tuple[str, str]]:
+    """Rounds, wins, the mean per-round share over the first and the last `size` rounds and the change."""
+    if not rounds:
+        return []
+    n = len(rounds)
+    wins = sum(r.won for r in rounds)
+    facts = [("rounds", str(n)), ("wins", f"{wins} ({wins / n:.1%})")]
+    counts: dict[str, int] = {}
+    for r in rounds:
+        counts[r.opponent] = counts.get(r.opponent, 0) + 1
+    facts.append(("opponents", ", ".join(f"{name} ({k})" for name, k in counts.items())))
+    first = share_block(rounds[:size])
+    facts.append((f"mean score share, rounds {first.first}-{first.last}", f"{first.mean_share:.3f}"))
+    if n > size:
+        last = share_block(rounds[-size:])
+        facts.append((f"mean score share, rounds {last.first}-{last.last}", f"{last.mean_share:.3f}"))
+        change = last.mean_share - first.mean_share
+        facts.append((f"change, last {size} minus first {size}", f"{change:+.3f}"))
+    facts.append(("mean score share, all rounds", f"{sum(r.share for r in rounds) / n:.3f}"))
+    return facts
+
+
+def share_by_opponent(
+    rounds: Sequence[ShareRound], size: int = SHARE_BLOCK
+) -> list[tuple[str, ShareBlock, ShareBlock]]:
+    """Per opponent (first-appearance order): its first and its last `size` rounds as blocks."""
+    mine: dict[str, list[ShareRound]] = {}
+    for r in rounds:
+        mine.setdefault(r.opponent, []).append(r)
+    return [(name, share_block(rs[:size]), share_block(rs[-size:])) for name, rs in mine.items()]
+
+
+# -- the league's opponent mix -------------------------------------------------------------------------------
+
+
+def _probabilities(row: Mapping[str, Any]) -> dict[str, float] | None:
+    """A draw's name -> probability (`probabilities`, else `pool` when it is such a table); else None."""
+    for key in ("probabilities", "pool"):
+        value = row.get(key)
+        if isinstance(value, dict) and value:
+            probs = {str(k): _num(v) for k, v in value.items()}
+            if all(v is not None and v >= 0 for v in probs.values()):
+                return {k: float(v or 0.0) for k, v in probs.items()}
+    return None
+
+
+@dataclass(frozen=True)
+class LeagueMix:
+    """The pool's probabilities at each x (chunk, or env steps), per opponent group (snapshots grouped,
+    stacked last); the opponent drawn at x, when known; and where snapshots were taken."""
+
+    x_label: str
+    xs: list[float]
+    shares: dict[str, list[float]]
+    drawn: list[tuple[float, str]] = field(default_factory=list)
+    snapshots: list[float] = field(default_factory=list)
+
+
+def _mix(
+    x_label: str,
+    points: Sequence[tuple[float, dict[str, float]]],
+    drawn: list[tuple[float, str]],
+    snaps: list[float],
+) -> LeagueMix | None:
+    if not points:
+        return None
+    names: list[str] = []
+    for _, probs in points:
+        for name in probs:
+            group = opponent_group(name)
+            if group not in names:
+                names.append(group)
+    names.sort(key=lambda g: g.endswith("(own snapshots)"))  # stable: opponents first, snapshots on top
+    shares: dict[str, list[float]] = {g: [] for g in names}
+    for _, probs in points:
+        total = sum(probs.values()) or 1.0
+        grouped = dict.fromkeys(names, 0.0)
+        for name, p in probs.items():
+            grouped[opponent_group(name)] += p / total
+        for g in names:
+            shares[g].append(grouped[g])
+    return LeagueMix(x_label, [x for x, _ in points], shares, drawn, snaps)
+
+
+def league_draws(events: Sequence[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Chunk -> its first `league_draw` event with a probability table (a resumed chunk keeps the opponent its
+    first draw logged), in chunk order."""
+    first: dict[int, dict[str, Any]] = {}
+    for ev in events:
+        chunk = _int(ev.get("chunk"))
+        if ev["event"] == "league_draw" and chunk is not None and chunk not in first and _probabilities(ev):
+            first[chunk] = ev
+    return {c: first[c] for c in sorted(first)}
+
+
+def campaign_league_mix(events: Sequence[dict[str, Any]]) -> LeagueMix | None:
+    """The campaign's `league_draw` events: per chunk the pool's probabilities and the opponent drawn;
+    `snapshot` events' chunks. None without draws."""
+    draws = league_draws(events)
+    points = [(float(c), _probabilities(ev) or {}) for c, ev in draws.items()]
+    drawn = [(float(c), opponent_group(o)) for c, ev in draws.items() if (o := _str(ev.get("opponent")))]
+    snaps = sorted(
+        {float(c) for ev in events if ev["event"] == "snapshot" and (c := _int(ev.get("chunk"))) is not None}
+    )
+    return _mix("chunk", points, drawn, snaps)
+
+
+def fast_league_mix(rows: Sequence[dict[str, Any]]) -> LeagueMix | None:
+    """train-fast's league.jsonl: the pool's probabilities at each save, by env steps; snapshots' steps."""
+    points = sorted(
+        (
+            (float(_int(r.get("env_steps")) or 0), _probabilities(r) or {})
+            for r in rows
+            if r.get("event") == "pool"
+        ),
+        key=lambda point: point[0],
+    )
+    snaps = sorted({float(_int(r.get("env_steps")) or 0) for r in rows if r.get("event") == "snapshot"})
+    return _mix("env steps", points, [], snaps)
 
 
 # -- tables and facts ----------------------------------------------------------------------------------------
@@ -512,7 +832,9 @@ def run_facts(data: RunData, clock: ActiveClock) -> list[tuple[str, str]]:
         pre = pretrain_end_steps(data)
         if pre is not None:
             facts.append(("env steps from pretraining", f"{pre:,}"))
-    if data.rounds:
+    if data.rounds and data.kind == "train-fast":
+        facts.append(("rounds logged (train-fast, in-process)", str(len(data.rounds))))
+    elif data.rounds:
         skipped = sum(r.skipped_turns for r in data.rounds)
         facts.append(("real-time rounds logged by the bot", str(len(data.rounds))))
         facts.append(("skipped turns (all real-time rounds)", str(skipped)))
@@ -523,6 +845,7 @@ def run_facts(data: RunData, clock: ActiveClock) -> list[tuple[str, str]]:
         if worst:
             facts.append(("tick-to-intent max, worst round", f"{max(worst):.2f} ms"))
         facts.append(("dropped transitions", str(sum(r.dropped for r in data.rounds))))
+    facts += league_facts(data)
     score, kind = data.best.score, data.best.kind
     if score is None:  # no best_score mirror nor readable best.zip: the campaign log's last word on the best
         logged = [_num(e.get("best")) for e in data.events if e["event"] in ("eval_done", "finished")]
@@ -536,4 +859,26 @@ def run_facts(data: RunData, clock: ActiveClock) -> list[tuple[str, str]]:
         facts.append(("best checkpoint env steps", f"{data.best.env_steps:,}"))
     if data.round_counter is not None:
         facts.append(("bot round counter", str(data.round_counter)))
+    return facts
+
+
+def league_facts(data: RunData) -> list[tuple[str, str]]:
+    """How often the league drew each opponent (campaign), and the fast league's saves and snapshots."""
+    facts: list[tuple[str, str]] = []
+    draws = league_draws(data.events)
+    if draws:
+        counts: dict[str, int] = {}
+        for ev in draws.values():
+            name = _str(ev.get("opponent")) or "(not logged)"
+            counts[name] = counts.get(name, 0) + 1
+        drawn = ", ".join(f"{name} {k}x" for name, k in sorted(counts.items(), key=lambda kv: -kv[1]))
+        facts.append(("league draws (chunks)", f"{len(draws)}: {drawn}"))
+        snapshots = {str(e.get("name")) for e in data.events if e["event"] == "snapshot"}
+        if snapshots:
+            facts.append(("league snapshots taken", str(len(snapshots))))
+    fast = fast_league_mix(data.fast_league)
+    if fast is not None:
+        facts.append(("fast league pool lines (train-fast saves)", str(len(fast.xs))))
+        if fast.snapshots:
+            facts.append(("fast league snapshots taken", str(len(fast.snapshots))))
     return facts

@@ -6,7 +6,7 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sacbot.report.data import Point
+from sacbot.report.data import LeagueMix, Point, ShareRound
 
 _SIZE = (8.0, 4.5)
 _DPI = 100
@@ -148,4 +148,129 @@ def single(
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
+    return _png(fig)
+
+
+def _colors(names: Sequence[str]) -> dict[str, Any]:
+    """One colour per name (tab10, or tab20 beyond ten names), given in name order, the learner's own
+    snapshots last, so a plot with the same opponents gives each the same colour."""
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if len(names) <= 10 else "tab20"]
+    ordered = sorted(set(names), key=lambda n: (n.endswith("(own snapshots)"), n.lower()))
+    return {name: cmap(i % cmap.N) for i, name in enumerate(ordered)}
+
+
+def training_win_rates(
+    series: Mapping[str, Sequence[Point]], window: int, min_rounds: int, pretrain_end: int | None = None
+) -> bytes:
+    """Training win rate per opponent (its last `window` rounds) against env steps."""
+    fig, (ax,) = _figure()
+    colors = _colors(list(series))
+    for name, points in series.items():
+        ax.plot(
+            [float(p.env_steps or 0) for p in points], [p.value for p in points], color=colors[name],
+            linewidth=1.2, label=f"{name} ({len(points) + min_rounds - 1} rounds)",
+        )  # fmt: skip
+    _mark_pretrain(ax, pretrain_end)
+    ax.set_title(
+        f"Training win rate per opponent: its last {window} rounds (from its {min_rounds}th round on),"
+        " stochastic policy",
+        fontsize=10,
+    )
+    ax.set_xlabel("env steps")
+    ax.set_ylabel(f"win rate (last {window} rounds)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best", ncol=2)
+    return _png(fig)
+
+
+def score_share_per_round(
+    rounds: Sequence[ShareRound], average: Sequence[float], window: int, what: str = "real-time"
+) -> bytes:
+    """Each round's own / (own + enemy) score, coloured by opponent, and the moving average over them all."""
+    fig, (ax,) = _figure()
+    names = list(dict.fromkeys(r.opponent for r in rounds))
+    colors = _colors(names)
+    for name in names:
+        mine = [r for r in rounds if r.opponent == name]
+        ax.scatter(
+            [r.index for r in mine], [r.share for r in mine], s=9, color=colors[name], alpha=0.6,
+            label=f"{name} ({len(mine)} rounds)",
+        )  # fmt: skip
+    ax.plot(
+        [r.index for r in rounds], list(average), color="black", linewidth=2.0,
+        label=f"moving average, last {window} rounds" + (" (all opponents)" if len(names) > 1 else ""),
+    )  # fmt: skip
+    ax.axhline(0.5, color="grey", linestyle=":", linewidth=1)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.set_title(f"Score share per {what} round, in the order played")
+    ax.set_xlabel("round (in the order played)")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("score share: own / (own + enemy)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best", ncol=2 if len(names) > 4 else 1)
+    return _png(fig)
+
+
+def _stack(ax: Any, mix: LeagueMix, colors: Mapping[str, Any], bars: bool) -> None:
+    import numpy as np
+
+    names = list(mix.shares)
+    values = np.array([mix.shares[n] for n in names], dtype=float)
+    xs = np.array(mix.xs, dtype=float)
+    if bars or len(xs) < 2:
+        width = 0.8 if bars else max(1.0, 0.05 * float(xs.max(initial=1.0)))
+        bottom = np.zeros(len(xs))
+        for name, row in zip(names, values, strict=True):
+            ax.bar(xs, row, width=width, bottom=bottom, color=colors[name], label=name, linewidth=0)
+            bottom += row
+    else:  # PFSP's probabilities move with every round: straight lines between the saves' figures
+        ax.stackplot(xs, values, colors=[colors[n] for n in names], labels=names, alpha=0.85)
+    cumulative = np.cumsum(values, axis=0)
+    index = {x: i for i, x in enumerate(mix.xs)}
+    marks_x, marks_y = [], []
+    for x, name in mix.drawn:
+        if name in names and x in index:
+            row, col = names.index(name), index[x]
+            marks_x.append(x)
+            marks_y.append(cumulative[row, col] - values[row, col] / 2)
+    if marks_x:
+        ax.scatter(
+            marks_x, marks_y, marker="v", s=30, color="black", zorder=3, label="opponent drawn (its band)"
+        )
+    # A campaign snapshot follows its chunk (it joins the next chunk's pool); train-fast's: at its env steps.
+    shift, label = (0.5, "snapshot taken (after that chunk)") if bars else (0.0, "snapshot taken")
+    for i, x in enumerate(mix.snapshots):
+        ax.axvline(x + shift, color="black", linestyle=":", linewidth=0.8, label=label if i == 0 else None)
+    if bars:
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(0, 1.0)
+    ax.set_ylabel("draw probability")
+    ax.set_xlabel(mix.x_label)
+    ax.grid(alpha=0.3, axis="y")
+
+
+def league_mix(campaign: LeagueMix | None, fast: LeagueMix | None) -> bytes:
+    """The pool's draw probabilities per opponent: the campaign's per chunk (with the opponent each chunk
+    drew), and the fast phase's at each save against env steps; one panel each that the run has."""
+    panels = [(m, title) for m, title in (
+        (fast, "League opponent mix, fast phase (train-fast): pool probabilities at each save"),
+        (campaign, "League opponent mix, real-time chunks: draw probabilities per chunk"),
+    ) if m is not None]  # fmt: skip
+    if not panels:
+        raise ValueError("no league data to draw")
+    fig, axes = _figure(rows=len(panels), height=3.6 * len(panels) + 0.6)
+    names = list(dict.fromkeys(n for m, _ in panels for n in m.shares))
+    colors = _colors(names)
+    for ax, (mix, title) in zip(axes, panels, strict=True):
+        _stack(ax, mix, colors, bars=mix is campaign)
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.subplots_adjust(right=0.74)
     return _png(fig)

@@ -6,12 +6,19 @@ from collections.abc import Sequence
 
 from sacbot.campaign.scoring import EvalRecord
 from sacbot.report.data import (
+    SHARE_BLOCK,
     ActiveClock,
     RunData,
+    ShareRound,
     best_chunk,
     evals_at_chunk,
     latest_evals,
+    rounds_what,
     run_facts,
+    share_blocks,
+    share_by_opponent,
+    share_facts,
+    share_rounds,
     totals,
 )
 
@@ -34,13 +41,63 @@ def eval_table(rows: Sequence[EvalRecord]) -> list[str]:
     return lines
 
 
+def share_section(rounds: Sequence[ShareRound], what: str, size: int = SHARE_BLOCK) -> list[str]:
+    """The per-round score share: facts (first and last `size` rounds), then `size`-round blocks, then per
+    opponent when there are several."""
+    if not rounds:
+        return []
+    out = [
+        f"## Score share per round ({what} rounds)",
+        "",
+        "Score share of a round: own / (own + enemy) score; a block's mean is over its rounds' shares, its "
+        "pooled share is sum(own) / sum(own + enemy).",
+        "",
+        "| Fact | Value |",
+        "|---|---|",
+    ]
+    out += [f"| {name} | {value} |" for name, value in share_facts(rounds, size)]
+    out += [
+        "",
+        f"### Per {size}-round block",
+        "",
+        "| Rounds | Wins | Win rate | Mean score share | Pooled score share | Opponents |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for b in share_blocks(rounds, size):
+        span = f"{b.first}-{b.last}" + (f" ({b.rounds} rounds)" if b.rounds < size else "")
+        out.append(
+            f"| {span} | {b.wins} | {b.wins / b.rounds:.1%} | {b.mean_share:.3f} | {b.pooled_share:.3f} "
+            f"| {', '.join(b.opponents)} |"
+        )
+    per_opponent = share_by_opponent(rounds, size)
+    if len(per_opponent) > 1:
+        out += [
+            "",
+            f"### Per opponent: its first and its last {size} rounds",
+            "",
+            f"| Opponent | Rounds | Wins | Mean share, first {size} | Mean share, last {size} | Change |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for name, first, last in per_opponent:
+            total = sum(1 for r in rounds if r.opponent == name)
+            wins = sum(1 for r in rounds if r.opponent == name and r.won)
+            later = total > size  # else its last rounds are its first
+            change = f"{last.mean_share - first.mean_share:+.3f}" if later else ""
+            last_text = f"{last.mean_share:.3f}" if later else ""
+            out.append(f"| {name} | {total} | {wins} | {first.mean_share:.3f} | {last_text} | {change} |")
+    return [*out, ""]
+
+
 def render_summary(
     data: RunData, clock: ActiveClock, title: str, images: Sequence[tuple[str, str]], notes: Sequence[str]
 ) -> str:
     """`images`: (file name, caption) of the PNGs beside report.md; `notes`: plots left out, and why."""
     out = [f"# {title}", ""]
     final = latest_evals(data.evals)
-    if final:
+    if data.kind != "campaign":
+        folder = "sacbot train-fast" if data.kind == "train-fast" else "sacbot play"
+        out += [f"A bare weights folder of `{folder}` (no campaign log, no evals).", ""]
+    elif final:
         chunks = sorted({r.chunk for r in final})
         at = f"chunk {chunks[0]}" if len(chunks) == 1 else "each opponent's last eval"
         out += [f"## Final eval ({at})", "", *eval_table(final), ""]
@@ -55,6 +112,7 @@ def render_summary(
             "No eval results in this run folder (eval_log.jsonl is missing or empty).",
             "",
         ]
+    out += share_section(share_rounds(data.rounds), rounds_what(data))
     out += ["## Run facts", "", "| Fact | Value |", "|---|---|"]
     out += [f"| {name} | {value} |" for name, value in run_facts(data, clock)]
     out.append("")

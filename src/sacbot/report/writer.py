@@ -56,8 +56,8 @@ def _best_info(run_dir: Path) -> d.BestInfo:
     )
 
 
-def _round_counter(run_dir: Path) -> int | None:
-    text = _read_text(run_dir / ROUND_COUNTER)
+def _round_counter(path: Path) -> int | None:
+    text = _read_text(path)
     try:
         value = json.loads(text).get("rounds") if text else None
     except (ValueError, AttributeError):
@@ -66,20 +66,29 @@ def _round_counter(run_dir: Path) -> int | None:
 
 
 def load_run(run_dir: Path) -> d.RunData:
-    """The run folder's data; a missing folder, or one without any usable line, is a UserError."""
+    """The run folder's data; a missing folder, or one without any usable line, is a UserError.
+
+    A folder without any of a campaign run's files but with `rounds.jsonl` or `training_metrics.jsonl` is a
+    bare weights folder (`sacbot play`'s SACBOT_WEIGHTS_DIR, or a `sacbot train-fast --out` folder)."""
     if not run_dir.exists():
         raise UserError(f"run folder {run_dir} does not exist", exit_code=2)
     if not run_dir.is_dir():
         raise UserError(f"{run_dir} is not a folder (give a campaign run folder, e.g. runs/standard)", 2)
     texts = {name: _read_text(run_dir / name) for name in d.JSONL_FILES}
-    if all(text is None for text in texts.values()):
-        raise UserError(
-            f"{run_dir} is not a campaign run folder: none of {d.CAMPAIGN_LOG}, {d.EVAL_LOG}, "
-            f"{d.PLAY_METRICS} is there",
-            exit_code=2,
-        )
-    data = d.parse_run(texts, _best_info(run_dir))
-    data.round_counter = _round_counter(run_dir)
+    weights_folder = all(text is None for text in texts.values())
+    if weights_folder:
+        bare = {name: _read_text(run_dir / name) for name in d.WEIGHTS_FOLDER_FILES}
+        if all(bare[name] is None for name in ("rounds.jsonl", "training_metrics.jsonl")):
+            raise UserError(
+                f"{run_dir} is neither a campaign run folder (none of {d.CAMPAIGN_LOG}, {d.EVAL_LOG}, "
+                f"{d.PLAY_METRICS} is there) nor a weights folder (no rounds.jsonl, training_metrics.jsonl)",
+                exit_code=2,
+            )
+        texts = d.weights_folder_texts(bare)
+    best = d.BestInfo() if weights_folder else _best_info(run_dir)
+    data = d.parse_run(texts, best, weights_folder=weights_folder)
+    counter = run_dir / (ROUND_COUNTER.split("/")[-1] if weights_folder else ROUND_COUNTER)
+    data.round_counter = _round_counter(counter)
     if not data.usable:
         bad = sum(data.malformed.values())
         why = f"{bad} malformed line(s), nothing else" if bad else "the files are empty"
@@ -116,7 +125,7 @@ def _plots(
                 lambda: plots.win_rates(rates, comp, comp_label, "active_s"),
             )
         )
-    else:
+    elif data.kind == "campaign":
         notes.append("No win-rate curves: no eval results.")
     training = d.training_win_rate_series(data, clock)
     if training and data.metrics:
@@ -135,6 +144,47 @@ def _plots(
         )
     else:
         notes.append(f"No training win-rate curve: fewer than {d.TRAINING_WINDOW} training rounds logged.")
+    per_opponent = d.training_win_rate_by_opponent(data, clock)
+    if per_opponent and data.metrics:
+        todo.append(
+            (
+                "training_win_rate_per_opponent.png",
+                f"Training win rate per opponent (its last {d.TRAINING_WINDOW} rounds) against env steps",
+                lambda: plots.training_win_rates(per_opponent, d.TRAINING_WINDOW, d.MIN_OPPONENT_ROUNDS, pre),
+            )
+        )
+    else:
+        notes.append(
+            "No per-opponent training win-rate curve: "
+            + (
+                f"no opponent has {d.MIN_OPPONENT_ROUNDS} training rounds logged."
+                if data.metrics
+                else "no training metrics to place the rounds."
+            )
+        )
+    scored = d.share_rounds(data.rounds)
+    what = d.rounds_what(data)
+    if scored:
+        average = d.moving_average([r.share for r in scored], d.SHARE_WINDOW)
+        todo.append(
+            (
+                "score_share_per_round.png",
+                f"Score share per {what} round, with its moving average over {d.SHARE_WINDOW} rounds",
+                lambda: plots.score_share_per_round(scored, average, d.SHARE_WINDOW, what),
+            )
+        )
+    else:
+        notes.append(f"No per-round score share: no scored rounds in {_rounds_file(data)}.")
+    campaign_mix = d.campaign_league_mix(data.events)
+    fast_mix = d.fast_league_mix(data.fast_league)
+    if campaign_mix is not None or fast_mix is not None:  # no league: no plot, and nothing to say
+        todo.append(
+            (
+                "league_mix.png",
+                "The league's opponent mix over time (draw probabilities per opponent)",
+                lambda: plots.league_mix(campaign_mix, fast_mix),
+            )
+        )
     loss = d.loss_series(data.metrics)
     if any(loss.values()):
         caption = "Critic, actor and alpha losses" + (
@@ -170,6 +220,10 @@ def _plots(
     return todo, notes
 
 
+def _rounds_file(data: d.RunData) -> str:
+    return d.PLAY_ROUNDS if data.kind == "campaign" else "rounds.jsonl"
+
+
 def write_report(run_dir: Path, out: Path | None = None) -> ReportOutcome:
     data = load_run(run_dir)
     from sacbot.checkpoint import atomic_write_bytes, atomic_write_text
@@ -185,7 +239,10 @@ def write_report(run_dir: Path, out: Path | None = None) -> ReportOutcome:
         for name, _, draw in todo:
             atomic_write_bytes(target / name, draw())
             files.append(target / name)
-        title = f"Run report: {run_dir.resolve().name}"
+        if data.kind == "campaign":
+            title = f"Run report: {run_dir.resolve().name}"
+        else:
+            title = f"Weights folder report: {run_dir.resolve().name} (sacbot {data.kind})"
         text = render_summary(data, clock, title, [(n, c) for n, c, _ in todo], notes)
         atomic_write_text(target / REPORT_MD, text)
         files.append(target / REPORT_MD)
