@@ -21,8 +21,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from sacbot.engine.rules import calc_bullet_speed
 from sacbot.opponents.base import ClassicBot
-from sacbot.opponents.motion import normalize_relative
+from sacbot.opponents.motion import direction_to, normalize_relative
 from sacbot.protocol import BotIntent, TickEventForBot
 
 BOT_RADIUS = 18.0
@@ -33,21 +34,9 @@ GF_BINS = 31  # guess-factor bins, the middle one is head-on
 _MID = GF_BINS // 2
 
 
-def bullet_speed(power: float) -> float:
-    return 20.0 - 3.0 * max(0.1, min(3.0, power))
-
-
-def bullet_damage(power: float) -> float:
-    return 4.0 * power + (2.0 * (power - 1.0) if power > 1.0 else 0.0)
-
-
 def max_escape_angle(speed: float) -> float:
     """Degrees: the widest angle a bot at full speed can move away from head-on while a bullet flies."""
     return math.degrees(math.asin(min(1.0, MAX_SPEED / speed)))
-
-
-def angle_to(fx: float, fy: float, tx: float, ty: float) -> float:
-    return math.degrees(math.atan2(ty - fy, tx - fx)) % 360.0
 
 
 def project(x: float, y: float, angle: float, distance: float) -> tuple[float, float]:
@@ -87,7 +76,7 @@ class Wave:
         return self.speed * (turn - self.turn + 1)
 
     def guess_factor(self, x: float, y: float) -> float:
-        offset = normalize_relative(angle_to(self.x, self.y, x, y) - self.bearing)
+        offset = normalize_relative(direction_to(self.x, self.y, x, y) - self.bearing)
         gf = offset / max_escape_angle(self.speed) * self.direction
         return max(-1.0, min(1.0, gf))
 
@@ -115,17 +104,6 @@ def steer(direction: float, angle: float, speed: float) -> tuple[float, float]:
         delta = normalize_relative(delta + 180.0)
         speed = -speed
     return (speed if abs(delta) < 40.0 else speed * 0.5), max(-10.0, min(10.0, delta))
-
-
-def next_speed(current: float, target: float) -> float:
-    """The speed after one turn for a target within [v - 2, v + 1] of a forward speed (as the bots send)."""
-    if current >= 0.0:
-        return (
-            max(current - 2.0, min(current + 1.0, target, MAX_SPEED))
-            if target >= 0.0
-            else max(current - 2.0, target)
-        )
-    return -next_speed(-current, -target)
 
 
 class DuelBot(ClassicBot):
@@ -235,11 +213,11 @@ class DuelBot(ClassicBot):
     def _enemy_shot(self, power: float, x: float, y: float) -> None:
         self.enemy_fired = power
         # The shot left from the enemy's pre-move position, aimed at where we were before this turn's move.
-        bearing = angle_to(x, y, self._last_x, self._last_y)
+        bearing = direction_to(x, y, self._last_x, self._last_y)
         lateral = self._last_v * math.sin(math.radians(self._last_heading - bearing))
         direction = 1.0 if lateral >= 0.0 else -1.0
         self.enemy_waves.append(
-            Wave(x, y, self.turn_number, bullet_speed(power), bearing, direction, 0, power)
+            Wave(x, y, self.turn_number, calc_bullet_speed(power), bearing, direction, 0, power)
         )
 
     def _near_wall(self, x: float, y: float, slack: float) -> bool:
@@ -249,7 +227,7 @@ class DuelBot(ClassicBot):
     def _radar(self) -> float:
         en = self.enemy
         if self.turn_number - en.seen_turn <= 1:
-            bearing = angle_to(self.x, self.y, en.x, en.y)
+            bearing = direction_to(self.x, self.y, en.x, en.y)
             delta = normalize_relative(bearing - self.radar_direction)
             width = math.degrees(math.atan2(BOT_RADIUS * 2.0, max(self.distance_to(en.x, en.y), 1.0)))
             self._radar_sign = 1.0 if delta >= 0.0 else -1.0
@@ -328,7 +306,7 @@ class DuelBot(ClassicBot):
             if self.in_field(px, py):
                 return angle % 360.0
             angle += 5.0 * orientation
-        return angle_to(x, y, self.arena_width / 2.0, self.arena_height / 2.0)
+        return direction_to(x, y, self.arena_width / 2.0, self.arena_height / 2.0)
 
     def orbit_angle(
         self,
@@ -342,7 +320,7 @@ class DuelBot(ClassicBot):
         """Perpendicular to the enemy (or `centre`), `orientation` +1 counter-clockwise around it, tilted to
         hold `preferred` distance."""
         cx, cy = (self.enemy.x, self.enemy.y) if centre is None else centre
-        away = angle_to(cx, cy, x, y)
+        away = direction_to(cx, cy, x, y)
         tilt = max(-35.0, min(35.0, (preferred - distance) * 0.12))  # too close: tilt away
         return away + orientation * (90.0 - tilt)
 
@@ -367,7 +345,7 @@ class DuelBot(ClassicBot):
         """The absolute angle to where the enemy will be, going on at its speed and turn rate (0: linear)."""
         en = self.enemy
         rate = en.turn_rate if turn_rate is None else turn_rate
-        v = bullet_speed(power)
+        v = calc_bullet_speed(power)
         ex, ey, heading = en.x, en.y, en.heading
         w, h = self.arena_width, self.arena_height
         # Aim from where the shot will leave: our position after this turn's move.
@@ -380,7 +358,7 @@ class DuelBot(ClassicBot):
             ey = max(BOT_RADIUS, min(h - BOT_RADIUS, ey))
             if v * max(0, t - elapsed) >= math.hypot(ex - ox, ey - oy) - BOT_RADIUS / 2.0:
                 break
-        return angle_to(ox, oy, ex, ey)
+        return direction_to(ox, oy, ex, ey)
 
     def aim_fire(self, angle: float, power: float) -> None:
         """Turn the gun toward `angle`; fire now if it already points there (a shot leaves along the gun's
@@ -447,7 +425,7 @@ class GuessFactorGun:
                 bot.x,
                 bot.y,
                 turn + 1,
-                bullet_speed(power),
+                calc_bullet_speed(power),
                 bot.enemy_bearing(),
                 bot.lateral_direction,
                 segment,
@@ -462,7 +440,7 @@ class GuessFactorGun:
         if self.total_visits < 8:
             return None
         best = max(range(GF_BINS), key=stats.__getitem__)
-        offset = bin_gf(best) * max_escape_angle(bullet_speed(power)) * bot.lateral_direction
+        offset = bin_gf(best) * max_escape_angle(calc_bullet_speed(power)) * bot.lateral_direction
         return (bot.enemy_bearing() + offset) % 360.0
 
 
@@ -471,7 +449,5 @@ __all__ = [
     "Enemy",
     "GuessFactorGun",
     "Wave",
-    "bullet_damage",
-    "bullet_speed",
     "max_escape_angle",
 ]

@@ -9,7 +9,8 @@ turn) from mid range.
 
 from __future__ import annotations
 
-from sacbot.opponents.duel import DuelBot, bullet_speed
+from sacbot.engine.rules import calc_bullet_speed
+from sacbot.opponents.duel import DuelBot
 
 PREFERRED_DISTANCE = 280.0
 CLOSE = 160.0  # nearer than this it keeps driving away, across the line
@@ -39,7 +40,7 @@ class StopGo(DuelBot):
         distance = self.enemy_distance()
         if self.enemy_fired:
             # Long enough to clear a bot width (and a bit) before the bullet arrives, not much longer.
-            flight = distance / bullet_speed(self.enemy_fired)
+            flight = distance / calc_bullet_speed(self.enemy_fired)
             self.burst = int(min(max(8.0, flight * 0.6), 16.0))
             if self.rng.random() < 0.5:
                 self.orientation = -self.orientation

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from sacbot.engine.rules import calc_max_turn_rate, calc_new_bot_speed
 from sacbot.opponents.duel import (
     BOT_RADIUS,
     GF_BINS,
@@ -20,7 +21,6 @@ from sacbot.opponents.duel import (
     GuessFactorGun,
     Wave,
     gf_bin,
-    next_speed,
     project,
     smear,
     steer,
@@ -105,11 +105,12 @@ class Surfer(DuelBot):
         for t in range(1, 100):
             angle = self.orbit_angle(x, y, orientation, distance, PREFERRED_DISTANCE, centre)
             target, turn = steer(heading, self.wall_smooth(x, y, angle, orientation), speed)
-            v = next_speed(v, target)
+            v = calc_new_bot_speed(v, target)
             x, y = project(x, y, heading, v)  # moves along the old heading, then turns
             x = max(BOT_RADIUS, min(self.arena_width - BOT_RADIUS, x))
             y = max(BOT_RADIUS, min(self.arena_height - BOT_RADIUS, y))
-            heading += max(-(10.0 - 0.75 * abs(v)), min(10.0 - 0.75 * abs(v), turn))
+            limit = calc_max_turn_rate(v)
+            heading += max(-limit, min(limit, turn))
             if wave.radius(self.turn_number + t) >= math.hypot(x - wave.x, y - wave.y) - BOT_RADIUS:
                 break
         index = gf_bin(wave.guess_factor(x, y))
