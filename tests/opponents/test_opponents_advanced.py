@@ -74,6 +74,9 @@ class ShotSeer:
         self.seen: list[tuple[int, float]] = []
 
     def on_tick(self, tick: TickEventForBot) -> BotIntent:
+        # A real server sends a tick's events in no set order (REFERENCE.md 4.1): scans first here, the
+        # order that hides a hit's energy change until after the scan that shows it.
+        tick.events = sorted(tick.events, key=lambda e: e.type != "ScannedBotEvent")
         intent = self.policy.on_tick(tick)
         if self.policy.enemy_fired:
             self.seen.append((tick.turn_number, self.policy.enemy_fired))

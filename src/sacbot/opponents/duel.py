@@ -153,7 +153,15 @@ class DuelBot(ClassicBot):
         self.enemy_fired = 0.0
         self._hit_damage = self._gain = 0.0
         self._rammed = False
+        # The server sends a tick's events in no set order: take the hits and collisions that explain an
+        # energy change first, then the scan that shows it.
+        scans = []
         for e in tick.events:
+            if e.type == "ScannedBotEvent":
+                scans.append(e)
+            else:
+                self._take(e)
+        for e in scans:
             self._take(e)
         self._out_turn = self._out_speed = self._out_gun = self._out_fire = 0.0
         self._out_radar = self._radar()
