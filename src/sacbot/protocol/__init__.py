@@ -1,7 +1,7 @@
 """Tank Royale wire messages for every role (bot, observer, controller) and the one codec; no I/O.
 
 `from sacbot.protocol import TickEventForBot, BotIntent, encode, decode, ProtocolError`. One class per schema
-file in ../shared/tank-royale/schemas (PascalCase of the file name), snake_case attributes, the wire name of a
+file in tests/protocol/schemas (PascalCase of the file name), snake_case attributes, the wire name of a
 message in its class attribute `type`. Constructors do not validate: our own producers (engine, policies)
 build objects directly at full speed; `decode` checks foreign input field by field.
 """
