@@ -307,3 +307,14 @@ def test_view_folds_events_and_renders() -> None:
     console.print(view.summary())
     text = console.export_text()
     assert "1 of 2" in text and "Walls" in text and "critic_loss" in text and "retries 1" in text
+
+
+@pytest.mark.parametrize(
+    "path", sorted((Path(__file__).resolve().parents[2] / "campaigns").glob("*.toml")), ids=lambda p: p.name
+)
+def test_the_shipped_campaign_files_are_valid_and_name_known_opponents(path: Path) -> None:
+    from sacbot.opponents import opponent_class
+
+    campaign = load_campaign(path)
+    for name in [*campaign.opponents, *campaign.eval.opponents]:
+        assert opponent_class(name).name == name  # each one a built-in opponent, spelled as the registry does
