@@ -41,10 +41,7 @@ class TeacherBot(ClassicBot):
         self.memory.new_round()
 
     def on_tick(self, tick: TickEventForBot) -> BotIntent:
-        if tick.round_number != self.round_number:
-            if self.round_number:
-                self._new_round()
-            self.round_number = tick.round_number
+        self.take_state(tick)  # a new round resets the features' memory (on_new_round)
         obs = observe(tick, self.memory)
         with torch.no_grad():
             action = teacher_action(torch.from_numpy(obs), self.arena_width, self.arena_height)

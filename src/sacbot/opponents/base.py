@@ -111,6 +111,22 @@ class ClassicBot:
         pass
 
     def on_tick(self, tick: TickEventForBot) -> BotIntent:
+        self.take_state(tick)
+        s = tick.bot_state
+        self.motion.observe(s.x, s.y, s.direction, s.gun_direction, s.radar_direction, s.speed)
+        if self.energy == 0.0:
+            self.motion.clear_remaining()  # disabled: the official libraries drop every blocking move
+        if self._pending:
+            self._pending = []  # held-back events expire with their turn
+        if tick.events:
+            self._dispatch(tick.events)
+        if self.has_custom_events and self._priority() < PRIORITY_CUSTOM:
+            self.custom_events()
+        self._advance()
+        return self._intent()
+
+    def take_state(self, tick: TickEventForBot) -> None:
+        """A new round if the tick says so, then the bot's own state fields from the tick (every turn)."""
         if tick.round_number != self.round_number:
             if self.round_number:  # a RoundStartedEvent that never came (or came late)
                 self._new_round()
@@ -123,17 +139,6 @@ class ClassicBot:
             s.radar_direction,
         )
         self.gun_heat, self.enemy_count, self.turn_number = s.gun_heat, s.enemy_count, tick.turn_number
-        self.motion.observe(s.x, s.y, s.direction, s.gun_direction, s.radar_direction, s.speed)
-        if self.energy == 0.0:
-            self.motion.clear_remaining()  # disabled: the official libraries drop every blocking move
-        if self._pending:
-            self._pending = []  # held-back events expire with their turn
-        if tick.events:
-            self._dispatch(tick.events)
-        if self.has_custom_events and self._priority() < PRIORITY_CUSTOM:
-            self.custom_events()
-        self._advance()
-        return self._intent()
 
     # -- what subclasses write ------------------------------------------------------------------------
 

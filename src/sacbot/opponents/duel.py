@@ -137,18 +137,7 @@ class DuelBot(ClassicBot):
     # -- the per-turn loop ---------------------------------------------------------------------------------
 
     def on_tick(self, tick: TickEventForBot) -> BotIntent:
-        if tick.round_number != self.round_number:
-            if self.round_number:
-                self._new_round()
-            self.round_number = tick.round_number
-        s = tick.bot_state
-        self.x, self.y, self.energy, self.speed = s.x, s.y, s.energy, s.speed
-        self.direction, self.gun_direction, self.radar_direction = (
-            s.direction,
-            s.gun_direction,
-            s.radar_direction,
-        )
-        self.gun_heat, self.enemy_count, self.turn_number = s.gun_heat, s.enemy_count, tick.turn_number
+        self.take_state(tick)
         self.fresh_scan = False
         self.enemy_fired = 0.0
         self._hit_damage = self._gain = 0.0
