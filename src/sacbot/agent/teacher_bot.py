@@ -45,12 +45,7 @@ class TeacherBot(ClassicBot):
         obs = observe(tick, self.memory)
         with torch.no_grad():
             action = teacher_action(torch.from_numpy(obs), self.arena_width, self.arena_height)
-        intent = action_to_intent(action.numpy(), "lock", self.memory)
-        if not self._colors_sent:
-            self._colors_sent = True
-            for key, value in self.colors.items():
-                setattr(intent, key, value)
-        return intent
+        return self.with_colors(action_to_intent(action.numpy(), "lock", self.memory))
 
 
 __all__ = ["TeacherBot"]

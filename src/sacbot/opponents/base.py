@@ -70,6 +70,7 @@ class ClassicBot:
     turn_number: int
     won_this_round: bool
     _round_over_told: bool
+    _colors_sent: bool
     _saved: tuple[float | None, float | None, float | None, float | None] | None
 
     def __init__(self, seed: int | None = None) -> None:
@@ -139,6 +140,14 @@ class ClassicBot:
             s.radar_direction,
         )
         self.gun_heat, self.enemy_count, self.turn_number = s.gun_heat, s.enemy_count, tick.turn_number
+
+    def with_colors(self, intent: BotIntent) -> BotIntent:
+        """`intent` with the bot's colours if it is the round's first (the samples set them once a round)."""
+        if not self._colors_sent:
+            self._colors_sent = True
+            for key, value in self.colors.items():
+                setattr(intent, key, value)
+        return intent
 
     # -- what subclasses write ------------------------------------------------------------------------
 
@@ -406,11 +415,7 @@ class ClassicBot:
             fire_assist=True,
         )
         self._rescan = False
-        if not self._colors_sent:
-            self._colors_sent = True
-            for key, value in self.colors.items():
-                setattr(intent, key, value)
-        return intent
+        return self.with_colors(intent)
 
 
 def _idle() -> Iterator[None]:

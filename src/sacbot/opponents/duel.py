@@ -55,8 +55,6 @@ class Enemy:
     energy: float = 100.0
     turn_rate: float = 0.0  # degrees per turn, from the last two scans
     seen_turn: int = -1000
-    prev_x: float = 0.0  # where it was at the scan before (a shot leaves from there)
-    prev_y: float = 0.0
 
 
 @dataclass
@@ -124,6 +122,8 @@ class DuelBot(ClassicBot):
         self._hit_damage = 0.0  # damage our bullets did to the enemy this turn (explains its energy drop)
         self._gain = 0.0  # energy the enemy gained this turn from hitting us
         self._rammed = False
+        # Our own pose when we sent the last intent: an enemy shot seen this turn was aimed at it.
+        self._last_x = self._last_y = self._last_v = self._last_heading = 0.0
         self._out_turn = 0.0
         self._out_speed = 0.0
         self._out_gun = 0.0
@@ -159,7 +159,7 @@ class DuelBot(ClassicBot):
         return self._duel_intent()
 
     def _take(self, e: Any) -> None:
-        kind = getattr(e, "type", "")
+        kind = e.type
         if kind == "ScannedBotEvent":
             if e.scanned_by_bot_id == self.my_id or not self.my_id:
                 self._scanned(e)
@@ -176,7 +176,6 @@ class DuelBot(ClassicBot):
                     self.on_hit_by(bullet.x, bullet.y, bullet.power)
         elif kind == "BotHitBotEvent":
             self._rammed = True
-            self.on_collision()
         elif kind == "BotHitWallEvent":
             self.on_wall()
         elif kind == "WonRoundEvent":
@@ -197,7 +196,6 @@ class DuelBot(ClassicBot):
                 self._enemy_shot(min(3.0, drop), en.x, en.y)
         else:
             en.turn_rate = 0.0
-        en.prev_x, en.prev_y = (en.x, en.y) if gap <= 3 else (x, y)
         en.x, en.y, en.heading, en.speed, en.energy = x, y, heading, speed, energy
         en.seen_turn = self.turn_number
         self.fresh_scan = True
@@ -250,16 +248,7 @@ class DuelBot(ClassicBot):
             rescan=False,
             fire_assist=False,
         )
-        if not self._colors_sent:
-            self._colors_sent = True
-            for key, value in self.colors.items():
-                setattr(intent, key, value)
-        return intent
-
-    _last_x = 0.0
-    _last_y = 0.0
-    _last_v = 0.0
-    _last_heading = 0.0
+        return self.with_colors(intent)
 
     # -- what subclasses write ----------------------------------------------------------------------------
 
@@ -269,8 +258,8 @@ class DuelBot(ClassicBot):
     def on_hit_by(self, x: float, y: float, power: float) -> None:
         """An enemy bullet hit us (or one of our bullets) at (x, y)."""
 
-    def on_collision(self) -> None: ...
-    def on_wall(self) -> None: ...
+    def on_wall(self) -> None:
+        """We hit a wall."""
 
     # -- helpers: state --------------------------------------------------------------------------------------
 
@@ -345,8 +334,7 @@ class DuelBot(ClassicBot):
         v = calc_bullet_speed(power)
         ex, ey, heading = en.x, en.y, en.heading
         w, h = self.arena_width, self.arena_height
-        # Aim from where the shot will leave: our position after this turn's move.
-        ox, oy = self.x, self.y
+        ox, oy = self.x, self.y  # a shot leaves from where we are now, before the next move
         elapsed = self.turn_number - en.seen_turn
         for t in range(1, 120):
             heading += rate
@@ -366,10 +354,6 @@ class DuelBot(ClassicBot):
         tolerance = math.degrees(math.atan2(BOT_RADIUS * 0.8, distance))
         if self.gun_heat == 0.0 and abs(error) <= tolerance and self.energy > power + 0.1 and self.seen:
             self._out_fire = power
-            self.on_fire(power)
-
-    def on_fire(self, power: float) -> None:
-        """We asked for a shot of `power` this turn."""
 
 
 class GuessFactorGun:
