@@ -1,4 +1,4 @@
-"""Win table of built-in opponents in seeded in-process engine games (the README's advanced-vs-classic table).
+"""Win table of built-in opponents in seeded in-process engine games (docs/opponents.md).
 
     python scripts/opponent_table.py Orbiter,StopGo,Gunner,Surfer,Rammer [ENEMIES] [--rounds 50]
 

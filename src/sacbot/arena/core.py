@@ -8,7 +8,7 @@ sleeps or polls; the timer only serves the turn timeout, the ready timeout, TPS 
 rounds.
 
 Behaviour follows the Tank Royale 1.1.0 server (REFERENCE.md sections 1-5, 9) with the deliberate differences
-listed in the README ("`sacbot arena` and the differences from Tank Royale 1.1.0").
+listed in docs/arena.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 JSON text is parsed and written by pydantic-core's Rust `from_json`/`to_json` (about 3x faster than
 stdlib `json` here), and the generated field checks in `models` turn dicts into slotted dataclasses and back.
-Chosen by measurement against pydantic v2 models (`sacbot bench codec`; figures in the README). Decoding
+Chosen by measurement against pydantic v2 models (`sacbot bench codec`; docs/benchmarks.md). Decoding
 checks every known field, tolerates unknown ones and names the bad field; encoding leaves nulls out and
 rejects NaN/infinity.
 """
