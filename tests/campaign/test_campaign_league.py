@@ -23,7 +23,10 @@ from sacbot.campaign.config import Campaign, parse_campaign
 from sacbot.campaign.league import CampaignLeague
 from sacbot.campaign.log import read_jsonl
 from sacbot.campaign.loop import CampaignLoop, ChunkFailed, ChunkOutcome, GameScore, RunPaths
-from sacbot.campaign.sampler import (
+from sacbot.campaign.twin import MARKER
+from sacbot.checkpoint import CheckpointMeta, load_checkpoint, save_checkpoint
+from sacbot.errors import UserError
+from sacbot.opponents.sampling import (
     OpponentSampler,
     Record,
     league_draw,
@@ -32,9 +35,6 @@ from sacbot.campaign.sampler import (
     recent_results,
     smoothed_win_rate,
 )
-from sacbot.campaign.twin import MARKER
-from sacbot.checkpoint import CheckpointMeta, load_checkpoint, save_checkpoint
-from sacbot.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,6 @@ from sacbot.campaign.config import load_campaign, parse_campaign
 from sacbot.campaign.liveness import LivenessWatch
 from sacbot.campaign.log import CampaignLog, ResumeState, append_jsonl, read_eval_history, read_jsonl
 from sacbot.campaign.retry import RetryPolicy
-from sacbot.campaign.sampler import OpponentSampler
 from sacbot.campaign.scoring import (
     EvalRecord,
     RoundWins,
@@ -22,6 +21,7 @@ from sacbot.campaign.scoring import (
     summarize_results,
 )
 from sacbot.errors import UserError
+from sacbot.opponents.sampling import OpponentSampler
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -22,6 +22,7 @@ from sacbot.env.league import FastLeague, FrozenActorBot, parse_weighted_opponen
 from sacbot.env.train import train_fast
 from sacbot.errors import UserError
 from sacbot.opponents import ClassicBot
+from sacbot.opponents.sampling import LeagueConfig
 from sacbot.protocol import BotIntent, GameStartedEventForBot, TickEventForBot
 
 
@@ -100,10 +101,13 @@ def test_parse_weighted_opponents() -> None:
         assert info.value.exit_code == 2 and "\n" not in str(info.value)
 
 
+PFSP_20 = LeagueConfig(sampling="pfsp", pfsp_window=20)
+
+
 def test_pfsp_draws_follow_the_in_process_results_and_resume_from_rounds_jsonl(
     tmp_path: Path, trainer: SacTrainer
 ) -> None:
-    league = FastLeague([("SpinBot", 1.0), ("Walls", 1.0)], "pfsp", tmp_path, seed=1, pfsp_window=20)
+    league = FastLeague([("SpinBot", 1.0), ("Walls", 1.0)], PFSP_20, tmp_path, seed=1)
     league.start(0, trainer.actor_arrays(), trainer.config.sizes, "lock")
     rows = []
     # It beats SpinBot every round and loses every round to Walls; truncated rounds do not count.
@@ -122,10 +126,10 @@ def test_pfsp_draws_follow_the_in_process_results_and_resume_from_rounds_jsonl(
     assert line["games"] == dict(draws) and league.pool_line(0)["games"] == {}
     # A resumed run refills the windows from rounds.jsonl, and draws the same as any run started there.
     (tmp_path / "rounds.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"torn')
-    resumed = FastLeague([("SpinBot", 1.0), ("Walls", 1.0)], "pfsp", tmp_path, seed=1, pfsp_window=20)
+    resumed = FastLeague([("SpinBot", 1.0), ("Walls", 1.0)], PFSP_20, tmp_path, seed=1)
     resumed.start(4000, trainer.actor_arrays(), trainer.config.sizes, "lock")
     assert resumed.weights() == league.weights()
-    twin = FastLeague([("SpinBot", 1.0), ("Walls", 1.0)], "pfsp", tmp_path, seed=1, pfsp_window=20)
+    twin = FastLeague([("SpinBot", 1.0), ("Walls", 1.0)], PFSP_20, tmp_path, seed=1)
     twin.start(4000, trainer.actor_arrays(), trainer.config.sizes, "lock")
     assert [resumed.opponent_for(0, s)[0] for s in range(50)] == [
         twin.opponent_for(0, s)[0] for s in range(50)
@@ -140,8 +144,11 @@ def test_train_fast_plays_frozen_snapshots_of_itself(tmp_path: Path) -> None:
     def run(out: Path, steps: int = 1200) -> Any:
         return train_fast(
             "SpinBot:1,Target:1", out, steps=steps, envs=4, seed=2, updates_per_step=0.1, warmup_steps=200,
-            save_every=600, max_turns=60, rounds_per_game=1, sampling="pfsp", snapshot_every=300,
-            snapshot_cap=2, snapshot_weight=2.0, radar_mode="lock", aim_shaping=0.0, kickstart=0.0,
+            save_every=600, max_turns=60, rounds_per_game=1,
+            league_config=LeagueConfig(
+                sampling="pfsp", snapshot_every=300, snapshot_cap=2, snapshot_weight=2.0
+            ),
+            radar_mode="lock", aim_shaping=0.0, kickstart=0.0,
         )  # fmt: skip
 
     out = tmp_path / "a"

@@ -16,6 +16,7 @@ from test_report_cli import assert_png, sacbot, section, table_row
 from sacbot.campaign.config import SNAPSHOT_PREFIX
 from sacbot.checkpoint import append_jsonl
 from sacbot.env.league import FAST_SNAPSHOT_PREFIX, LEAGUE_LOG, FastLeague
+from sacbot.opponents.sampling import LeagueConfig
 from sacbot.report import data as d
 
 
@@ -232,7 +233,7 @@ def test_report_of_a_league_campaign_with_a_fast_phase(tmp_path: Path) -> None:
     one_panel = png_size(tmp_path / "campaign-only" / "league_mix.png")
 
     # A fast phase with a league: train-fast's own pool lines (FastLeague) under pretrain/.
-    league = FastLeague([("SpinBot", 1.0), ("Crazy", 2.0)], "pfsp", run / "pretrain")
+    league = FastLeague([("SpinBot", 1.0), ("Crazy", 2.0)], LeagueConfig(sampling="pfsp"), run / "pretrain")
     for steps in (20_000, 40_000, 60_000):
         for _ in range(8):
             league.record({"opponent": "SpinBot", "outcome": "won"})

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sacbot.errors import UserError
+from sacbot.opponents.sampling import LeagueConfig
 
 TEACHER_ARENA = (800, 600)  # the geometry sacbot.agent.teacher (TrainerConfig's default) plays in
 GameType = Literal["classic", "1v1", "melee", "twinduel", "custom"]
@@ -95,27 +96,6 @@ class LivenessConfig(_Strict):
 
 
 SNAPSHOT_PREFIX = "SacSnap"  # the campaign's frozen snapshots of `latest`: SacSnap<chunk>
-
-
-class LeagueConfig(_Strict):
-    """How opponents are drawn, and frozen snapshots of the learner in the pool.
-
-    The `[league]` table (`snapshot_every` counts completed chunks) and `[pretrain.league]` (env steps).
-    """
-
-    sampling: Literal["weights", "pfsp"] = "weights"
-    snapshot_every: int = Field(default=0, ge=0, description="0 = no snapshots")
-    snapshot_cap: int = Field(default=3, ge=1, description="snapshots kept in the pool, oldest out")
-    snapshot_weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)  # all snapshots together
-    pfsp_power: float = Field(default=2.0, ge=0.0, allow_inf_nan=False)  # f = (1 - win rate) ** power
-    pfsp_floor: float = Field(default=0.05, gt=0.0, le=1.0, allow_inf_nan=False)  # f never below it
-    pfsp_window: int = Field(default=30, ge=1, description="recent rounds per opponent behind its win rate")
-
-    @model_validator(mode="after")
-    def _snapshots_weigh(self) -> LeagueConfig:
-        if self.snapshot_every > 0 and not self.snapshot_weight > 0:
-            raise ValueError("snapshot_weight: must be > 0 when snapshot_every > 0")
-        return self
 
 
 def _check_weights(value: dict[str, float]) -> dict[str, float]:

@@ -11,7 +11,7 @@ deletes folders the log no longer lists.
 
 Sampling. Chunk c's opponent is drawn from the pool (the `[opponents]` weights, plus the snapshots sharing
 `snapshot_weight` evenly) with a generator seeded by (seed, c): "weights" keeps the weights, "pfsp"
-multiplies each by max(floor, (1 - win rate) ** power) (`sacbot.campaign.sampler`). The win rates come from
+multiplies each by max(floor, (1 - win rate) ** power) (`sacbot.opponents.sampling`). The win rates come from
 the results of chunks and evals before chunk c (`chunk_done` events, `eval_log.jsonl`), which a crash inside
 chunk c does not change, so a retried or resumed chunk meets the same opponent. A `league_draw` event per
 chunk records the pool, the probabilities, the win rates and the opponent (a resumed chunk reuses the
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from sacbot.campaign.config import SNAPSHOT_PREFIX, Campaign, LeagueConfig, opponent_name
 from sacbot.campaign.log import read_eval_history
-from sacbot.campaign.sampler import Record, league_draw, recent_results
+from sacbot.opponents.sampling import Record, league_draw, recent_results
 
 if TYPE_CHECKING:
     from sacbot.campaign.loop import RunPaths

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from sacbot.campaign.config import Campaign, opponent_name
 from sacbot.campaign.log import CampaignLog, ResumeState, append_jsonl, read_eval_history
 from sacbot.campaign.retry import RetryPolicy
-from sacbot.campaign.sampler import OpponentSampler
 from sacbot.campaign.scoring import EvalRecord, composite, score_kind, should_promote
 from sacbot.errors import UserError
+from sacbot.opponents.sampling import OpponentSampler
 
 if TYPE_CHECKING:
     from sacbot.campaign.league import CampaignLeague

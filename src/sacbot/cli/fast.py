@@ -61,8 +61,31 @@ def train_fast(
     pfsp_window: int = typer.Option(30, "--pfsp-window", min=1, help="Recent rounds per opponent for PFSP."),
 ) -> None:
     """Train the SAC-GRU in-process against classic opponents (and frozen snapshots of itself), fast."""
+    from pydantic import ValidationError
+
+    from sacbot.env.league import SAMPLINGS
     from sacbot.env.train import train_fast as run
+    from sacbot.errors import UserError
+    from sacbot.opponents.sampling import LeagueConfig
     from sacbot.settings import load_sacbot_settings
+
+    if sampling not in SAMPLINGS:
+        raise UserError(f"--sampling must be one of {', '.join(SAMPLINGS)}, not {sampling!r}", exit_code=2)
+    league = None
+    if sampling == "spread":
+        if snapshot_every:
+            raise UserError("--snapshot-every needs --sampling weights or pfsp", exit_code=2)
+    else:
+        try:
+            league = LeagueConfig.model_validate(dict(
+                sampling=sampling, snapshot_every=snapshot_every, snapshot_cap=snapshot_cap,
+                snapshot_weight=snapshot_weight, pfsp_power=pfsp_power, pfsp_floor=pfsp_floor,
+                pfsp_window=pfsp_window,
+            ))  # fmt: skip
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            option = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "a league option"
+            raise UserError(f"{option}: {err['msg'].removeprefix('Value error, ')}", exit_code=2) from None
 
     summary = run(
         opponents,
@@ -76,13 +99,7 @@ def train_fast(
         torch_threads=torch_threads,
         teacher_lead=teacher_lead,
         rounds_per_game=rounds_per_game,
-        sampling=sampling,
-        snapshot_every=snapshot_every,
-        snapshot_cap=snapshot_cap,
-        snapshot_weight=snapshot_weight,
-        pfsp_power=pfsp_power,
-        pfsp_floor=pfsp_floor,
-        pfsp_window=pfsp_window,
+        league_config=league,
         replay_keep=load_sacbot_settings().replay_keep,
         log=lambda line: print(f"sacbot train-fast: {line}", file=sys.stderr, flush=True),
     )

@@ -12,7 +12,7 @@ run's starting env steps), so a run is reproducible and a resumed run does not r
   (atomic; read back without unpickling), so a resumed run plays against the same pool.
 
 With "pfsp" each weight is multiplied by max(floor, (1 - win rate) ** power), the win rate over the last
-`pfsp_window` finished rounds against that opponent (`sacbot.campaign.sampler`; refilled from `rounds.jsonl`
+`pfsp_window` finished rounds against that opponent (`sacbot.opponents.sampling`; refilled from `rounds.jsonl`
 on resume). `<out>/league.jsonl` records each snapshot and, at every save, the pool with its probabilities,
 win rates and the games drawn since the last line.
 """
@@ -26,14 +26,14 @@ import re
 from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import numpy as np
 
 from sacbot.agent.features import RadarMode, RoundMemory, action_to_intent, observe
-from sacbot.campaign.sampler import Sampling, league_weights
 from sacbot.errors import UserError
 from sacbot.opponents import ClassicBot, make_opponent, opponent_class
+from sacbot.opponents.sampling import LeagueConfig, league_weights
 from sacbot.protocol import BotIntent, GameStartedEventForBot, TickEventForBot
 
 FAST_SNAPSHOT_PREFIX = "FastSnap"  # the learner's in-process snapshots: FastSnap<env steps>
@@ -119,46 +119,21 @@ class FastLeague:
     """The pool of one `train-fast` run and its per-game draws (see the module docstring)."""
 
     def __init__(
-        self,
-        opponents: Sequence[tuple[str, float]],
-        sampling: str,
-        out: Path,
-        *,
-        seed: int = 0,
-        snapshot_every: int = 0,
-        snapshot_cap: int = 3,
-        snapshot_weight: float = 1.0,
-        pfsp_power: float = 2.0,
-        pfsp_floor: float = 0.05,
-        pfsp_window: int = 30,
+        self, opponents: Sequence[tuple[str, float]], config: LeagueConfig, out: Path, *, seed: int = 0
     ) -> None:
-        if sampling not in ("weights", "pfsp"):
-            raise UserError(f"--sampling must be weights or pfsp for a league, not {sampling!r}", 2)
-        if snapshot_every < 0 or snapshot_cap < 1 or pfsp_window < 1:
-            raise UserError("--snapshot-every must be >= 0, --snapshot-cap and --pfsp-window >= 1", 2)
-        if not (0.0 < pfsp_floor <= 1.0) or not (pfsp_power >= 0.0 and np.isfinite(pfsp_power)):
-            raise UserError("--pfsp-floor must be in (0, 1] and --pfsp-power >= 0", exit_code=2)
-        if not (snapshot_weight >= 0.0 and np.isfinite(snapshot_weight)) or (
-            snapshot_every > 0 and snapshot_weight == 0.0
-        ):
-            raise UserError("--snapshot-weight must be > 0 when --snapshot-every is set", exit_code=2)
+        self.config = config  # validated by its model: ranges, and a snapshot weight when snapshots are on
         self.base: dict[str, float] = {}
         for name, weight in opponents:
             self.base[name] = self.base.get(name, 0.0) + weight
-        self.sampling = cast(Sampling, sampling)
         self.out = Path(out)
         self.folder = self.out / LEAGUE_DIR
         self.seed = seed
         self.radar_mode: RadarMode = "lock"  # the run's, from `start`
-        self.snapshot_every = snapshot_every
-        self.snapshot_cap = snapshot_cap
-        self.snapshot_weight = snapshot_weight
-        self.power, self.floor, self.window = pfsp_power, pfsp_floor, pfsp_window
         self.snapshots: dict[str, Any] = {}  # label -> FastActor, oldest first
         self.results: dict[str, deque[float]] = {}
         self.games: dict[str, int] = {}  # games drawn per opponent since the last pool line
         self.rng = random.Random(f"sacbot-fast-league:{seed}:0")
-        self.next_snapshot = snapshot_every
+        self.next_snapshot = config.snapshot_every
         self._sizes: Any = None
         self._specs: Any = None
 
@@ -174,16 +149,16 @@ class FastLeague:
         self.radar_mode = radar_mode
         self._sizes, self._specs = sizes, specs_of(actor_arrays)
         self.rng = random.Random(f"sacbot-fast-league:{self.seed}:{env_steps}")
-        if self.snapshot_every:
-            self.next_snapshot = (env_steps // self.snapshot_every + 1) * self.snapshot_every
+        if self.config.snapshot_every:
+            self.next_snapshot = (env_steps // self.config.snapshot_every + 1) * self.config.snapshot_every
         found = sorted(
             (int(m.group(1)), path)
             for path in (self.folder.iterdir() if self.folder.is_dir() else [])
             if (m := _SNAPSHOT_FILE.match(path.name))
         )
-        for _, path in found[: max(0, len(found) - self.snapshot_cap)]:
+        for _, path in found[: max(0, len(found) - self.config.snapshot_cap)]:
             path.unlink(missing_ok=True)  # beyond the cap: a kill came between a save and its cleanup
-        for steps, path in found[-self.snapshot_cap :]:
+        for steps, path in found[-self.config.snapshot_cap :]:
             self.snapshots[snapshot_label(steps)] = self._load(path)
         self._refill(self.out / "rounds.jsonl")
 
@@ -222,12 +197,14 @@ class FastLeague:
         """Base weights: the opponents', then the snapshots' (sharing `snapshot_weight` evenly)."""
         base = dict(self.base)
         for label in self.snapshots:
-            base[label] = self.snapshot_weight / len(self.snapshots)
+            base[label] = self.config.snapshot_weight / len(self.snapshots)
         return base
 
     def weights(self) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:
         results = {name: (float(sum(w)), len(w)) for name, w in self.results.items()}
-        return league_weights(self.pool(), results, self.sampling, self.power, self.floor)
+        return league_weights(
+            self.pool(), results, self.config.sampling, self.config.pfsp_power, self.config.pfsp_floor
+        )
 
     def opponent_for(self, arena: int, game_seed: int) -> tuple[str, ClassicBot]:
         """A new game's opponent for `arena` (the environment's `opponent_source`)."""
@@ -243,13 +220,13 @@ class FastLeague:
         """One finished round (a `round_result`); truncated rounds have no winner and do not count."""
         outcome, opponent = result.get("outcome"), result.get("opponent")
         if outcome in ("won", "lost", "draw") and isinstance(opponent, str):
-            window = self.results.setdefault(opponent, deque(maxlen=self.window))
+            window = self.results.setdefault(opponent, deque(maxlen=self.config.pfsp_window))
             window.append(1.0 if outcome == "won" else 0.0)
 
     # -- snapshots ----------------------------------------------------------------------------------------
 
     def snapshot_due(self, env_steps: int) -> bool:
-        return self.snapshot_every > 0 and env_steps >= self.next_snapshot
+        return self.config.snapshot_every > 0 and env_steps >= self.next_snapshot
 
     def snapshot(self, env_steps: int, actor_arrays: Mapping[str, np.ndarray], meta: Any) -> str:
         """The trainer's actor becomes `FastSnap<env_steps>`: saved, logged, in the pool; the oldest beyond
@@ -264,7 +241,7 @@ class FastLeague:
         )
         self.snapshots.pop(label, None)
         self.snapshots[label] = self._actor(actor_arrays)
-        removed = list(self.snapshots)[: max(0, len(self.snapshots) - self.snapshot_cap)]
+        removed = list(self.snapshots)[: max(0, len(self.snapshots) - self.config.snapshot_cap)]
         for old in removed:
             del self.snapshots[old]
         append_jsonl(
@@ -274,7 +251,7 @@ class FastLeague:
         )  # fmt: skip
         for old in removed:
             (self.folder / f"{old}.zip").unlink(missing_ok=True)
-        self.next_snapshot = (env_steps // self.snapshot_every + 1) * self.snapshot_every
+        self.next_snapshot = (env_steps // self.config.snapshot_every + 1) * self.config.snapshot_every
         return label
 
     def pool_line(self, env_steps: int) -> dict[str, Any]:
@@ -284,7 +261,7 @@ class FastLeague:
         line = {
             "event": "pool",
             "env_steps": env_steps,
-            "sampling": self.sampling,
+            "sampling": self.config.sampling,
             "pool": {n: round(w / total, 6) for n, w in weights.items()},
             "win_rates": {n: round(r, 4) for n, r in rates.items()},
             "rounds": counts,

@@ -17,9 +17,10 @@ SAC updates run (on average; fractions carry over) once the replay holds a windo
 more than a vector step on a CPU, so `updates_per_step` sets the speed; torch runs on one thread by default.
 The acting weights follow the trainer every `sync_every` updates.
 
-Opponents: `sampling="spread"` (the default) gives arena i `opponents[i % n]` for the whole run. "weights" and
-"pfsp" draw each new game's opponent from a league pool (`sacbot.env.league`: `Name:weight` entries, PFSP from
-the in-process round results, frozen `FastSnap<n>` snapshots of the learner every `snapshot_every` env steps).
+Opponents: without a `league_config` ("spread") arena i keeps `opponents[i % n]` for the whole run. With one
+("weights" or "pfsp" sampling) each new game's opponent is drawn from a league pool (`sacbot.env.league`:
+`Name:weight` entries, PFSP from the in-process round results, frozen `FastSnap<n>` snapshots of the learner
+every `snapshot_every` env steps).
 Rounds against snapshots train the learner like any other round, but stay out of the best slots' windows.
 """
 
@@ -39,9 +40,10 @@ from typing import Any
 import numpy as np
 
 from sacbot.agent.features import RadarMode
-from sacbot.env.league import LEAGUE_LOG, SAMPLINGS, FastLeague, parse_weighted_opponents
+from sacbot.env.league import LEAGUE_LOG, FastLeague, parse_weighted_opponents
 from sacbot.env.vector import VecTankRoyaleEnv
 from sacbot.errors import UserError
+from sacbot.opponents.sampling import LeagueConfig
 
 TEACHER_NOISE = 0.3  # std of the noise on the teacher's actions while it leads (`teacher_lead`)
 
@@ -97,40 +99,25 @@ def train_fast(
     torch_threads: int | None = 1,
     workers: int = 0,
     rounds_per_game: int = 10,
-    sampling: str = "spread",
-    snapshot_every: int = 0,
-    snapshot_cap: int = 3,
-    snapshot_weight: float = 1.0,
-    pfsp_power: float = 2.0,
-    pfsp_floor: float = 0.05,
-    pfsp_window: int = 30,
+    league_config: LeagueConfig | None = None,
     replay_keep: int = 50_000,
     log: Callable[[str], None] | None = None,
 ) -> FastTrainingSummary:
     """Train for `steps` environment steps (summed over the arenas) and write checkpoints into `out`."""
     # Bad input fails before torch is even imported.
     weighted = parse_weighted_opponents(opponents)
-    if sampling not in SAMPLINGS:
-        raise UserError(f"--sampling must be one of {', '.join(SAMPLINGS)}, not {sampling!r}", exit_code=2)
     if rounds_per_game < 1:
         raise UserError("--rounds-per-game must be at least 1", exit_code=2)
-    if sampling == "spread":
+    league = None
+    if league_config is None:  # "spread": arena i keeps opponent i mod n
         if any(w != 1.0 for _, w in weighted):
             raise UserError("--opponents: weights (Name:w) need --sampling weights or pfsp", exit_code=2)
-        if snapshot_every:
-            raise UserError("--snapshot-every needs --sampling weights or pfsp", exit_code=2)
         names = tuple(name for name, _ in weighted)
     else:
-        names = tuple(dict.fromkeys(name for name, w in weighted if w > 0))
-    league = None
-    if sampling != "spread":
         if workers > 0:  # the league's draws, results and snapshots live in this process
             raise UserError("--sampling weights or pfsp steps the arenas in this process: --workers 0", 2)
-        league = FastLeague(
-            [(n, w) for n, w in weighted if w > 0], sampling, Path(out), seed=seed,
-            snapshot_every=snapshot_every, snapshot_cap=snapshot_cap, snapshot_weight=snapshot_weight,
-            pfsp_power=pfsp_power, pfsp_floor=pfsp_floor, pfsp_window=pfsp_window,
-        )  # fmt: skip
+        names = tuple(dict.fromkeys(name for name, w in weighted if w > 0))
+        league = FastLeague([(n, w) for n, w in weighted if w > 0], league_config, Path(out), seed=seed)
     from sacbot.agent.inference import FastActor
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
     from sacbot.checkpoint import (
@@ -239,7 +226,7 @@ def train_fast(
                 "round_total": rounds_total,
                 "written_by": "sacbot train-fast",
                 "opponents": list(names),
-                "sampling": sampling,
+                "sampling": "spread" if league_config is None else league_config.sampling,
                 "radar_mode": radar_mode,
                 "aim_shaping": aim_shaping,
                 "kickstart": kickstart,

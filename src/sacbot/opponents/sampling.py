@@ -17,7 +17,33 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
 Sampling = Literal["weights", "pfsp"]
+
+
+class LeagueConfig(BaseModel):
+    """How opponents are drawn, and frozen snapshots of the learner in the pool (the campaign's `[league]`
+    table, `[pretrain.league]`, and `sacbot train-fast --sampling ...`).
+
+    The `[league]` table (`snapshot_every` counts completed chunks) and `[pretrain.league]` (env steps).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)  # a typo in a campaign file is an error
+
+    sampling: Sampling = "weights"
+    snapshot_every: int = Field(default=0, ge=0, description="0 = no snapshots")
+    snapshot_cap: int = Field(default=3, ge=1, description="snapshots kept in the pool, oldest out")
+    snapshot_weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)  # all snapshots together
+    pfsp_power: float = Field(default=2.0, ge=0.0, allow_inf_nan=False)  # f = (1 - win rate) ** power
+    pfsp_floor: float = Field(default=0.05, gt=0.0, le=1.0, allow_inf_nan=False)  # f never below it
+    pfsp_window: int = Field(default=30, ge=1, description="recent rounds per opponent behind its win rate")
+
+    @model_validator(mode="after")
+    def _snapshots_weigh(self) -> LeagueConfig:
+        if self.snapshot_every > 0 and not self.snapshot_weight > 0:
+            raise ValueError("snapshot_weight: must be > 0 when snapshot_every > 0")
+        return self
 
 
 class OpponentSampler:
