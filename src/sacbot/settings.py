@@ -73,6 +73,10 @@ class SacbotSettings(BaseSettings):
     # Opt-in: potential-based aim shaping k (sacbot.agent.features), the teacher's weight (agent.teacher).
     aim_shaping: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     kickstart: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    # The kickstart weight fades linearly to 0 at this many learner updates (in checkpoints); 0: constant.
+    kickstart_anneal: int = Field(0, ge=0)
+    # n-step soft targets over the 16 trained steps of each window (1 = one-step SAC; R2D2 uses 5).
+    n_step: int = Field(1, ge=1, le=16)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     seed: int | None = None
     # `sacbot play` (runtime): the channel between the realtime and trainer threads, and the trainer's pace.

@@ -107,11 +107,17 @@ def test_the_teacher_wins_real_engine_rounds(opponent: str) -> None:
 SMALL = NetworkSizes(embed=32, hidden=32, head=32)
 
 
-def _filled(kickstart: float) -> SacTrainer:
+def _filled(kickstart: float, anneal: int = 0) -> SacTrainer:
     """A small trainer whose replay holds real engine rounds, played by the teacher with noise."""
     trainer = SacTrainer(
         TrainerConfig(
-            sizes=SMALL, batch_size=16, replay_capacity=4000, device="cpu", seed=1, kickstart=kickstart
+            sizes=SMALL,
+            batch_size=16,
+            replay_capacity=4000,
+            device="cpu",
+            seed=1,
+            kickstart=kickstart,
+            kickstart_anneal=anneal,
         )
     )
     rng = np.random.default_rng(0)
@@ -162,3 +168,15 @@ def test_without_kickstarting_the_term_is_zero_and_the_losses_are_unchanged() ->
     second_off, second_on = off.train_step(), on.train_step()
     assert second_off is not None and second_on is not None
     assert second_off["actor_loss"] != pytest.approx(second_on["actor_loss"])  # but it moved the actor
+
+
+def test_an_annealed_kickstart_acts_until_it_fades_then_the_update_is_plain_sac() -> None:
+    faded = _filled(kickstart=5.0, anneal=3)
+    weights = []
+    for _ in range(3):  # updates 0, 1, 2: weights 5, 10/3, 5/3
+        m = faded.train_step()
+        assert m is not None
+        weights.append(m["kickstart_weight"])
+    assert weights == pytest.approx([5.0, 10.0 / 3.0, 5.0 / 3.0])
+    m = faded.train_step()  # update 3: faded out, no term, no teacher call
+    assert m is not None and m["kickstart_weight"] == 0.0 and m["kickstart_loss"] == 0.0

@@ -250,3 +250,61 @@ def test_eager_reference_learns_the_same_losses_shape() -> None:
     batch = trainer.replay.sample(8, np.random.default_rng(0))
     losses = [eager.update(batch) for _ in range(60)]
     assert np.isfinite(losses).all() and losses[-1] < losses[0]
+
+
+def _n_step_reference(
+    rew: np.ndarray, done: np.ndarray, value: np.ndarray, gamma: float, n: int
+) -> np.ndarray:
+    """Per row, by hand: sum rewards until a terminal or n steps or the window's end, then bootstrap."""
+    steps, batch = rew.shape
+    out = np.zeros_like(rew)
+    for t in range(steps):
+        for i in range(batch):
+            total, k = 0.0, 0
+            while True:
+                total += gamma**k * rew[t + k, i]
+                if done[t + k, i]:
+                    break
+                if k == n - 1 or t + k == steps - 1:
+                    total += gamma ** (k + 1) * value[t + k, i]
+                    break
+                k += 1
+            out[t, i] = total
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 16])
+def test_n_step_targets_match_a_hand_written_sum(n: int) -> None:
+    from sacbot.agent.trainer import n_step_targets
+
+    rng = np.random.default_rng(n)
+    rew = rng.standard_normal((16, 6)).astype(np.float32)
+    done = (rng.uniform(size=(16, 6)) < 0.1).astype(np.float32)
+    value = rng.standard_normal((16, 6)).astype(np.float32)
+    got = n_step_targets(torch.from_numpy(rew), torch.from_numpy(done), torch.from_numpy(value), 0.9, n)
+    np.testing.assert_allclose(got.numpy(), _n_step_reference(rew, done, value, 0.9, n), rtol=1e-5, atol=1e-5)
+
+
+def test_n_step_one_is_the_one_step_update_and_five_differs() -> None:
+    one, five = SacTrainer(config(n_step=1)), SacTrainer(config(n_step=5))
+    fill(one)
+    fill(five)
+    m_one, m_five = one.train_step(), five.train_step()
+    assert m_one is not None and m_five is not None
+    assert m_one["actor_loss"] == pytest.approx(m_five["actor_loss"])  # same batch and networks
+    assert m_one["critic_loss"] != pytest.approx(m_five["critic_loss"])  # other targets
+
+
+def test_a_bad_n_step_or_anneal_is_one_clear_error() -> None:
+    with pytest.raises(UserError, match="n_step"):
+        config(n_step=0)
+    with pytest.raises(UserError, match="n_step"):
+        config(n_step=17)
+    with pytest.raises(UserError, match="kickstart_anneal"):
+        config(kickstart_anneal=-1)
+
+
+def test_the_kickstart_weight_fades_linearly_to_zero_and_stays_there() -> None:
+    cfg = config(kickstart=50.0, kickstart_anneal=1000)
+    assert [cfg.kickstart_weight(u) for u in (0, 500, 1000, 5000)] == [50.0, 25.0, 0.0, 0.0]
+    assert config(kickstart=50.0).kickstart_weight(10**9) == 50.0  # no annealing: constant

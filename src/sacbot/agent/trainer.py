@@ -79,6 +79,12 @@ class TrainerConfig:
     # Opt-in kickstarting (`sacbot.agent.teacher`): the weight of the distillation term
     # mean ||tanh(mu(s_t)) - teacher(s_t)||^2 added to the actor loss on the trained steps; 0 = off.
     kickstart: float = 0.0
+    # Kickstart annealing: the weight falls linearly from `kickstart` at update 0 to 0 at this update count
+    # (the learner's own, kept in checkpoints, so a resumed run goes on fading); 0 = a constant weight.
+    kickstart_anneal: int = 0
+    # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
+    # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
+    n_step: int = 1
     arena_width: float = 800.0  # the teacher reads positions in these units (the 1v1 arena)
     arena_height: float = 600.0
 
@@ -88,6 +94,47 @@ class TrainerConfig:
 
     def entropy_target(self) -> float:
         return -float(self.sizes.action_dim) if self.target_entropy is None else self.target_entropy
+
+    def kickstart_weight(self, updates: int) -> float:
+        """The distillation term's weight at this update count (see `kickstart_anneal`)."""
+        if self.kickstart_anneal <= 0:
+            return self.kickstart
+        return self.kickstart * max(0.0, 1.0 - updates / self.kickstart_anneal)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.n_step <= self.train_len:
+            raise UserError(f"n_step must be 1 to {self.train_len} (the trained steps), not {self.n_step}", 2)
+        if self.kickstart_anneal < 0:
+            raise UserError("kickstart_anneal must be 0 (a constant weight) or more updates", 2)
+
+
+def n_step_targets(rew: Tensor, done: Tensor, value: Tensor, gamma: float, n: int) -> Tensor:
+    """Soft n-step targets for T trained steps, time-major (T, B) each: `value[t]` is the soft value of the
+    state after step t, V(s_{t+1}). y_t sums gamma^k r_{t+k} for k < n while no terminal came before, then
+    bootstraps from V(s_{t+n'}), n' = min(n, T - t), unless a terminal came first; n = 1: one-step SAC."""
+    steps = rew.shape[0]
+    ret = torch.zeros_like(rew)
+    live = torch.ones_like(rew)  # 1 while no terminal has come before step t + k
+    boot = torch.zeros_like(rew)
+    for k in range(n):
+        if k >= steps:
+            break
+        pad = rew.new_zeros((k,) + rew.shape[1:])
+        r_k = torch.cat([rew[k:], pad])
+        d_k = torch.cat([done[k:], pad])
+        v_k = torch.cat([value[k:], pad])
+        valid = torch.cat([rew.new_ones((steps - k,) + rew.shape[1:]), pad])  # t + k inside the window
+        ret = ret + valid * live * (gamma**k) * r_k
+        live_next = live * (1.0 - d_k)
+        # The last step summed for row t: k = n - 1, or the window's last step (t + k = T - 1).
+        last = torch.zeros_like(valid)
+        if k == n - 1:
+            last = valid
+        else:
+            last[steps - 1 - k] = 1.0
+        boot = boot + last * live_next * (gamma ** (k + 1)) * v_k
+        live = live_next
+    return ret + boot
 
 
 @dataclass(frozen=True)
@@ -283,7 +330,10 @@ class SacTrainer:
                 h_after = self.target.hidden_tm(x, zeros)[:, b:]
             x_next = torch.cat([obs[b + 1 :], a_pi[1:]], -1)
             q_next = self.target.step(x_next, h_after).min(0).values
-            y = rew[b:] + cfg.gamma * (1.0 - done[b:]) * (q_next - alpha * logp[1:])
+            if cfg.n_step == 1:
+                y = rew[b:] + cfg.gamma * (1.0 - done[b:]) * (q_next - alpha * logp[1:])
+            else:
+                y = n_step_targets(rew[b:], done[b:], q_next - alpha * logp[1:], cfg.gamma, cfg.n_step)
         critic_loss = (q - y).pow(2).mean(dim=(1, 2)).sum()
         h_prev = torch.cat([h_critic.unsqueeze(1), h_seq[:, :-1].detach()], 1)  # (2, T, B, H)
         x_pi = torch.cat([obs[b:L], a_pi[:-1]], -1)
@@ -291,7 +341,7 @@ class SacTrainer:
         logp_now = logp[:-1]
         actor_loss = (alpha * logp_now - q_pi).mean()
         kick = torch.zeros((), device=self.device)
-        if cfg.kickstart > 0.0:
+        if cfg.kickstart_weight(self.updates) > 0.0:
             kick = distillation_loss(torch.tanh(mu[:-1]), obs[b:L], cfg.arena_width, cfg.arena_height)
         alpha_loss = -(self.log_alpha * (logp_now.detach() + cfg.entropy_target())).mean()
         return {
@@ -309,8 +359,9 @@ class SacTrainer:
         for p in self._all_params:
             p.grad = None
         actor_total = loss["actor_loss"]
-        if cfg.kickstart > 0.0:
-            actor_total = actor_total + cfg.kickstart * loss["kickstart_loss"]
+        kick_weight = cfg.kickstart_weight(self.updates)
+        if kick_weight > 0.0:
+            actor_total = actor_total + kick_weight * loss["kickstart_loss"]
         (loss["critic_loss"] + actor_total + loss["alpha_loss"]).backward()
         (critic_norm, critic_div), (actor_norm, actor_div) = clipping_divisors(
             [self._critic_params, self._actor_params], cfg.grad_clip
@@ -348,6 +399,8 @@ class SacTrainer:
         metrics: dict[str, float] = dict(
             zip(keys + ("actor_grad_norm", "kickstart_loss"), values, strict=True)
         )
+        if cfg.kickstart > 0.0:
+            metrics["kickstart_weight"] = kick_weight
         metrics["updates"] = float(self.updates)
         metrics["replay_size"] = float(len(self.replay))
         metrics["env_steps"] = float(self.env_steps)

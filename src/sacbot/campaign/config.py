@@ -151,10 +151,18 @@ class BotSettings(_Strict):
     radar_mode: Literal["spin", "lock"] | None = None
     aim_shaping: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     kickstart: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    kickstart_anneal: int | None = Field(default=None, ge=0)  # learner updates until the weight reaches 0
+    n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
 
     def environment(self) -> dict[str, str]:
         """The SACBOT_* variables these settings stand for."""
-        values = {"radar_mode": self.radar_mode, "aim_shaping": self.aim_shaping, "kickstart": self.kickstart}
+        values = {
+            "radar_mode": self.radar_mode,
+            "aim_shaping": self.aim_shaping,
+            "kickstart": self.kickstart,
+            "kickstart_anneal": self.kickstart_anneal,
+            "n_step": self.n_step,
+        }
         return {f"SACBOT_{k.upper()}": str(v) for k, v in values.items() if v is not None}
 
 

@@ -95,6 +95,8 @@ def train_fast(
     radar_mode: str | None = None,
     aim_shaping: float | None = None,
     kickstart: float | None = None,
+    kickstart_anneal: int | None = None,
+    n_step: int | None = None,
     teacher_lead: int = 0,
     torch_threads: int | None = 1,
     workers: int = 0,
@@ -143,8 +145,8 @@ def train_fast(
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
-    if radar_mode is None or aim_shaping is None or kickstart is None:
-        # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART): training sees
+    if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, n_step):
+        # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
         # what play will see.
         from sacbot.settings import load_sacbot_settings
 
@@ -155,6 +157,10 @@ def train_fast(
             radar_mode, _ = radar_mode_for(settings.radar_mode, _resumed_meta(Path(out)))
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
         kickstart = settings.kickstart if kickstart is None else kickstart
+        kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
+        n_step = settings.n_step if n_step is None else n_step
+    assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
+    assert n_step is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -172,7 +178,11 @@ def train_fast(
         rounds_per_game=rounds_per_game,
         opponent_source=None if league is None else league.opponent_for,
     )
-    trainer = SacTrainer(TrainerConfig(device=device, seed=seed, kickstart=kickstart))
+    trainer = SacTrainer(
+        TrainerConfig(
+            device=device, seed=seed, kickstart=kickstart, kickstart_anneal=kickstart_anneal, n_step=n_step
+        )
+    )
     sizes = trainer.config.sizes
     if latest_path(out).is_file():
         restore_trainer(latest_path(out), trainer)
@@ -230,6 +240,8 @@ def train_fast(
                 "radar_mode": radar_mode,
                 "aim_shaping": aim_shaping,
                 "kickstart": kickstart,
+                "kickstart_anneal": kickstart_anneal,
+                "n_step": n_step,
             },
         )
 

@@ -138,6 +138,8 @@ def run_play(eval_flag: bool = False) -> PlayResult:
             seed=settings.seed or 0,
             batch_size=settings.batch_size,
             kickstart=settings.kickstart,
+            kickstart_anneal=settings.kickstart_anneal,
+            n_step=settings.n_step,
         )
     )
     start = choose_start(settings.checkpoint, weights, opponent, sac.array_specs(), actor_only=eval_mode)
