@@ -11,7 +11,19 @@ import sys
 import typer
 
 from sacbot import __version__
-from sacbot.cli import arena, bench, campaign, checkpoint, engine, fast, opponent, play, report, tournament
+from sacbot.cli import (
+    arena,
+    bench,
+    campaign,
+    checkpoint,
+    engine,
+    export,
+    fast,
+    opponent,
+    play,
+    report,
+    tournament,
+)
 from sacbot.errors import UserError
 
 app = typer.Typer(
@@ -42,6 +54,7 @@ app.command("play")(play.play)
 app.command("train-campaign")(campaign.train_campaign)
 app.command("eval")(campaign.eval_command)
 app.command("make-twin")(campaign.make_twin)
+app.command("export-bot")(export.export_bot)
 app.command("train-fast")(fast.train_fast)
 app.command("opponent")(opponent.opponent)
 app.command("report")(report.report)
