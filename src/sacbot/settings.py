@@ -94,6 +94,8 @@ class SacbotSettings(BaseSettings):
     # Steps of whole rounds of replay `play` keeps in the weights folder (`replay.npz`) at game end and loads
     # at start, so a restarted bot does not fit its first fresh rounds; 0 = none (each game starts empty).
     replay_keep: int = Field(50_000, ge=0)
+    # TensorBoard event files (the `tensorboard` extra): play's round and train-pass metrics as scalars.
+    tensorboard: Path | None = None
 
 
 _S = TypeVar("_S", bound=BaseSettings)

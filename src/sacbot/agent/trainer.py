@@ -334,7 +334,8 @@ class SacTrainer:
                 y = rew[b:] + cfg.gamma * (1.0 - done[b:]) * (q_next - alpha * logp[1:])
             else:
                 y = n_step_targets(rew[b:], done[b:], q_next - alpha * logp[1:], cfg.gamma, cfg.n_step)
-        critic_loss = (q - y).pow(2).mean(dim=(1, 2)).sum()
+        per_critic = (q - y).pow(2).mean(dim=(1, 2))  # (2,): each critic's own loss
+        critic_loss = per_critic.sum()
         h_prev = torch.cat([h_critic.unsqueeze(1), h_seq[:, :-1].detach()], 1)  # (2, T, B, H)
         x_pi = torch.cat([obs[b:L], a_pi[:-1]], -1)
         q_pi = self.critic.min_q_from_gates(x_pi, h_prev, gh_seq)
@@ -346,6 +347,8 @@ class SacTrainer:
         alpha_loss = -(self.log_alpha * (logp_now.detach() + cfg.entropy_target())).mean()
         return {
             "critic_loss": critic_loss,
+            "qf1_loss": per_critic[0].detach(),
+            "qf2_loss": per_critic[1].detach(),
             "actor_loss": actor_loss,
             "alpha_loss": alpha_loss,
             "entropy": -logp_now.detach().mean(),
@@ -392,12 +395,14 @@ class SacTrainer:
                 critic_norm,
                 actor_norm,
                 loss["kickstart_loss"].detach(),
+                loss["qf1_loss"],
+                loss["qf2_loss"],
             ]
         ).tolist()
         self.publish()
         keys = ("critic_loss", "actor_loss", "alpha_loss", "alpha", "entropy", "q_mean", "critic_grad_norm")
         metrics: dict[str, float] = dict(
-            zip(keys + ("actor_grad_norm", "kickstart_loss"), values, strict=True)
+            zip(keys + ("actor_grad_norm", "kickstart_loss", "qf1_loss", "qf2_loss"), values, strict=True)
         )
         if cfg.kickstart > 0.0:
             metrics["kickstart_weight"] = kick_weight

@@ -166,6 +166,14 @@ class BotSettings(_Strict):
         return {f"SACBOT_{k.upper()}": str(v) for k, v in values.items() if v is not None}
 
 
+class LogConfig(_Strict):
+    """What a run writes besides its JSONL logs."""
+
+    # TensorBoard event files (the `tensorboard` extra) of the pretraining, every chunk's bot and the evals,
+    # on one axis of environment steps. Relative paths resolve against the current directory.
+    tensorboard: Path | None = None
+
+
 class Campaign(_Strict):
     name: str = Field(..., min_length=1)
     out: Path | None = None
@@ -186,6 +194,7 @@ class Campaign(_Strict):
     liveness: LivenessConfig = Field(default_factory=LivenessConfig)
     pretrain: PretrainConfig | None = None
     bot: BotSettings = Field(default_factory=BotSettings)
+    log: LogConfig = Field(default_factory=LogConfig)
     # The league: PFSP sampling, frozen SacSnap<chunk> snapshots of `latest` in the pool (None: weights only).
     league: LeagueConfig | None = None
 

@@ -155,6 +155,10 @@ class CampaignLoop:
         r = campaign.retry
         self.policy = RetryPolicy(r.max_retries, r.backoff_s, r.backoff_factor, r.backoff_max_s)
         self.kind = score_kind(campaign.eval.metric, campaign.eval.window)
+        if campaign.log.tensorboard is not None:
+            from sacbot.tensorboard import require_tensorboard
+
+            require_tensorboard()  # before any chunk: its bot would fail on the same missing package
 
     def _event(self, event: str, **fields: Any) -> None:
         self._report(self.log.write(event, **fields))
@@ -329,6 +333,7 @@ class CampaignLoop:
         from sacbot.checkpoint.atomic import atomic_write_bytes
 
         atomic_write_bytes(candidate, self.paths.latest.read_bytes())
+        records: list[dict[str, Any]] = []
         for entry in cfg.opponents:
             name = opponent_name(entry)
 
@@ -347,6 +352,7 @@ class CampaignLoop:
                 bullet_damage=score.bullet_damage,
             )
             append_jsonl(self.paths.eval_log, record.to_json())
+            records.append(record.to_json())
             self._report({"event": "eval_result", **record.to_json()})
         history = read_eval_history(self.paths.eval_log)
         names = [opponent_name(e) for e in cfg.opponents]
@@ -356,7 +362,23 @@ class CampaignLoop:
         if should_promote(value, incumbent) and value is not None:
             promoted = self._promote(candidate, value, chunk)
         self._event("eval_done", chunk=chunk, composite=value, best=self.best_composite(), promoted=promoted)
+        if self.campaign.log.tensorboard is not None:
+            self._board_eval(candidate, records, value)
         candidate.unlink(missing_ok=True)
+
+    def _board_eval(self, candidate: Path, records: list[dict[str, Any]], value: float | None) -> None:
+        """The eval's lines and composite as TensorBoard scalars, at the candidate's environment steps.
+
+        A writer of its own per eval, closed at once: the bots' writers in the same folder never overlap it.
+        """
+        from sacbot.checkpoint.archive import read_meta
+        from sacbot.tensorboard import TensorBoardSink
+
+        assert self.campaign.log.tensorboard is not None
+        meta = read_meta(candidate)
+        step = meta.env_steps if meta is not None else 0
+        with TensorBoardSink(self.campaign.log.tensorboard) as board:
+            board.evaluation(records, value, step)
 
     def _promote(self, candidate: Path, value: float, chunk: int) -> bool:
         from sacbot.checkpoint import CheckpointMeta, load_checkpoint, offer_best

@@ -227,6 +227,8 @@ class ArenaBackend:
         }
         if self.paths.latest.is_file():
             env["SACBOT_CHECKPOINT"] = str(self.paths.latest.resolve())  # resume the full training state
+        if self.campaign.log.tensorboard is not None:
+            env["SACBOT_TENSORBOARD"] = str(self.campaign.log.tensorboard.resolve())
         result = self._game(
             label=f"chunk-{chunk:05d}-a{attempt}",
             opponent=opponent,
@@ -285,6 +287,8 @@ class ArenaBackend:
                 "--snapshot-weight", str(league.snapshot_weight), "--pfsp-power", str(league.pfsp_power),
                 "--pfsp-floor", str(league.pfsp_floor), "--pfsp-window", str(league.pfsp_window),
             ]  # fmt: skip
+        if self.campaign.log.tensorboard is not None:
+            cmd += ["--tensorboard", str(self.campaign.log.tensorboard.resolve())]
         report({"event": "pretrain_start", "command": " ".join(cmd)})
         self.paths.logs.mkdir(parents=True, exist_ok=True)
         log_path = self.paths.logs / "pretrain.log"

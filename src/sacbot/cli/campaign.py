@@ -20,6 +20,13 @@ def train_campaign(
     file: Path = typer.Argument(..., help="A campaign TOML file, e.g. campaigns/smoke.toml."),
     out: Path | None = typer.Option(None, "--out", help="Run folder (default: from the file)."),
     json_output: bool = typer.Option(False, "--json", help="JSON progress lines instead of tables."),
+    tensorboard: Path | None = typer.Option(
+        None,
+        "--tensorboard",
+        metavar="DIR",
+        help="TensorBoard scalars of pretraining, chunks and evals here (default: the file's [log] table; "
+        "needs sacbot[tensorboard]).",
+    ),
 ) -> None:
     """Chunked training against weighted opponents with crash-restart, eval and best-gating."""
     from rich.console import Console
@@ -31,6 +38,10 @@ def train_campaign(
     from sacbot.campaign.view import CampaignView
 
     campaign = load_campaign(file)
+    if tensorboard is not None:
+        campaign = campaign.model_copy(
+            update={"log": campaign.log.model_copy(update={"tensorboard": tensorboard})}
+        )
     run_dir = campaign.out_dir(out)
     backend = ArenaBackend(campaign, RunPaths(run_dir))
     view = CampaignView(campaign.name, campaign.chunks.budget)

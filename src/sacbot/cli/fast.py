@@ -59,6 +59,13 @@ def train_fast(
     pfsp_power: float = typer.Option(2.0, "--pfsp-power", min=0.0, help="p in (1 - win rate)^p."),
     pfsp_floor: float = typer.Option(0.05, "--pfsp-floor", help="PFSP's lowest factor, in (0, 1]."),
     pfsp_window: int = typer.Option(30, "--pfsp-window", min=1, help="Recent rounds per opponent for PFSP."),
+    tensorboard: Path | None = typer.Option(
+        None,
+        "--tensorboard",
+        metavar="DIR",
+        help="Also write rounds and training metrics as TensorBoard scalars here "
+        "(needs sacbot[tensorboard]).",
+    ),
 ) -> None:
     """Train the SAC-GRU in-process against classic opponents (and frozen snapshots of itself), fast."""
     from pydantic import ValidationError
@@ -101,6 +108,7 @@ def train_fast(
         rounds_per_game=rounds_per_game,
         league_config=league,
         replay_keep=load_sacbot_settings().replay_keep,
+        tensorboard=tensorboard,
         log=lambda line: print(f"sacbot train-fast: {line}", file=sys.stderr, flush=True),
     )
     rate = (summary.env_steps and summary.env_steps / max(summary.seconds, 1e-9)) or 0.0

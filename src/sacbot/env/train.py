@@ -9,7 +9,8 @@ checkpoint format and weights-folder layout as `sacbot play`, so `play`, `eval` 
   exact from the engine) of the last `best_window` rounds against that opponent; `best.zip` the same over all
   opponents. The score kind is `fast_score_share_last_<n>`, so a real-game score (`sacbot play`'s kind) never
   competes with it: the gate replaces a slot holding another kind.
-- `rounds.jsonl` (one line per round), `training_metrics.jsonl` (one line per save), `round_counter.json`.
+- `rounds.jsonl` (one line per round), `training_metrics.jsonl` (one line per save), `round_counter.json`;
+  with `tensorboard`, the same lines also as TensorBoard scalars there (`sacbot.tensorboard`).
 
 Per vector step: one batched actor call (numpy `FastActor.step_batch`, stochastic) for all arenas, then the
 arenas step; every finished round goes into the sequence replay whole (`add_round`), and `updates_per_step`
@@ -103,11 +104,16 @@ def train_fast(
     rounds_per_game: int = 10,
     league_config: LeagueConfig | None = None,
     replay_keep: int = 50_000,
+    tensorboard: str | os.PathLike[str] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> FastTrainingSummary:
     """Train for `steps` environment steps (summed over the arenas) and write checkpoints into `out`."""
     # Bad input fails before torch is even imported.
     weighted = parse_weighted_opponents(opponents)
+    if tensorboard is not None:
+        from sacbot.tensorboard import require_tensorboard
+
+        require_tensorboard()
     if rounds_per_game < 1:
         raise UserError("--rounds-per-game must be at least 1", exit_code=2)
     league = None
@@ -210,6 +216,11 @@ def train_fast(
         # numpy's OpenBLAS threads the batched actor's matmuls and spins on the cores the arenas need: the
         # vector step ran ~10x slower (1.5k vs 17k steps/s, 16 arenas on 2 cores) until capped the same way.
         blas_limit = threadpool_limits(limits=1, user_api="blas")  # also when torch takes more threads
+    board = None
+    if tensorboard is not None:
+        from sacbot.tensorboard import TensorBoardSink
+
+        board = TensorBoardSink(Path(tensorboard), start_step=trainer.env_steps, window=best_window)
     lead_rng = np.random.default_rng(seed + 1)
     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
@@ -256,11 +267,14 @@ def train_fast(
                 offer_best(opponent_best_path(out, name), arrays, named, _share(window), kind)
         if len(overall) >= best_window:
             offer_best(best_path(out), arrays, meta, _share(overall), kind)
-        append_jsonl(
-            out / TRAINING_METRICS,
-            {**last_metrics, "time": time.time(), "env_steps": trainer.env_steps, "updates": trainer.updates,
-             "written_by": "sacbot train-fast"},
-        )  # fmt: skip
+        metrics_line = {
+            **last_metrics, "time": time.time(), "env_steps": trainer.env_steps, "updates": trainer.updates,
+            "written_by": "sacbot train-fast",
+        }  # fmt: skip
+        append_jsonl(out / TRAINING_METRICS, metrics_line)
+        if board is not None:
+            board.train_pass(metrics_line, trainer.env_steps)
+            board.flush()
         if league is not None:
             append_jsonl(out / LEAGUE_LOG, {"time": time.time(), **league.pool_line(trainer.env_steps)})
         atomic_write_json(counter, {"rounds": rounds_total, "time": time.time()})
@@ -293,11 +307,13 @@ def train_fast(
                         windows[result["opponent"]].append(pair)
                         overall.append(pair)
                         wins[result["opponent"]] += result["outcome"] == "won"
-                    append_jsonl(
-                        out / ROUNDS,
-                        {"time": time.time(), "round_total": rounds_total, "written_by": "sacbot train-fast",
-                         "reward_sum": round(sum(buf.rewards), 6), **result},
-                    )  # fmt: skip
+                    round_line = {
+                        "time": time.time(), "round_total": rounds_total, "written_by": "sacbot train-fast",
+                        "reward_sum": round(sum(buf.rewards), 6), **result,
+                    }  # fmt: skip
+                    append_jsonl(out / ROUNDS, round_line)
+                    if board is not None:
+                        board.round_end(round_line, trainer.env_steps)
                     buffers[i] = _RoundBuffer(obs=[next_obs[i].copy()])
                     new_hidden[i] = 0.0
                 else:
@@ -323,12 +339,14 @@ def train_fast(
                 save()
                 saved_at = trainer.env_steps
                 next_save += save_every
+        if saved_at != trainer.env_steps:
+            save()
     finally:
         vec.close()
         if blas_limit is not None:
             blas_limit.restore_original_limits()
-    if saved_at != trainer.env_steps:
-        save()
+        if board is not None:
+            board.close()
     if replay_keep > 0:
         # For whoever trains on from latest.zip (the next `sacbot play` of a campaign, a resumed run).
         kept = trainer.replay.export_rounds(replay_keep)

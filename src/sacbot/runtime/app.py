@@ -99,11 +99,20 @@ def apply_speed_levers(settings: SacbotSettings) -> None:
     sys.setswitchinterval(settings.switch_interval_ms / 1000.0)
 
 
-def run_play(eval_flag: bool = False) -> PlayResult:
-    """Play one game against the server in SERVER_URL; returns why it stopped. UserError on bad input."""
+def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayResult:
+    """Play one game against the server in SERVER_URL; returns why it stopped. UserError on bad input.
+
+    `tensorboard` (else SACBOT_TENSORBOARD): a folder the trainer thread also writes its metrics to, as
+    TensorBoard scalars (training only: eval mode writes nothing).
+    """
     env: TankRoyaleEnv = load_tank_royale_env()
     settings = load_sacbot_settings()
     eval_mode = eval_flag or settings.eval_mode
+    board_dir = tensorboard or settings.tensorboard
+    if board_dir is not None and not eval_mode:
+        from sacbot.tensorboard import require_tensorboard
+
+        require_tensorboard()  # a missing extra is one line before anything starts
 
     from sacbot.checkpoint import validate_opponent_name
     from sacbot.client import resolve_identity, run_bot
@@ -170,6 +179,12 @@ def run_play(eval_flag: bool = False) -> PlayResult:
         learner = AgentLearner(sac)
         kept = _load_kept_replay(learner, weights, settings.replay_keep, sac.config.sizes)
         channel: DropOldestChannel[ChannelItem] = DropOldestChannel(settings.channel_capacity)
+        board = None
+        if board_dir is not None:
+            from sacbot.tensorboard import TensorBoardSink
+
+            # Fed by the saver on the trainer thread; the realtime thread never touches it.
+            board = TensorBoardSink(board_dir, start_step=sac.env_steps, window=settings.best_window)
         try:
             saver = RoundEndSaver(
                 weights,
@@ -181,6 +196,7 @@ def run_play(eval_flag: bool = False) -> PlayResult:
                     "kickstart": settings.kickstart,
                 },
                 replay_keep=settings.replay_keep,
+                board=board,
             )
         except OSError as exc:
             raise UserError(f"cannot use the weights folder {weights}: {exc.strerror or exc}", 2) from None
@@ -221,6 +237,8 @@ def run_play(eval_flag: bool = False) -> PlayResult:
     _say(f"{identity.name}: {start.source}; weights folder {weights}; radar {radar_mode} ({radar_source})")
     if trainer is not None:
         _say(kept)
+        if board_dir is not None:
+            _say(f"TensorBoard scalars in {board_dir}")
 
     stopper.install()
     gc.collect()

@@ -7,6 +7,7 @@ Per round end, in this order (a kill between two steps loses at most that round'
    that many rounds are known (the window survives restarts: it is read back from `rounds.jsonl`);
 3. one line in `training_metrics.jsonl` (the train pass) and one in `rounds.jsonl` (the round);
 4. `round_counter.json` ({"rounds": n, "time": t}) rewritten atomically: the liveness signal for campaigns.
+With a TensorBoard sink (`SACBOT_TENSORBOARD`), the same two lines of step 3 also go to it as scalars.
 At game end (`save_game_end`), with `replay_keep` > 0: 5. the replay's newest whole rounds to `replay.npz`
 (`sacbot.checkpoint.replay_file`), which the next `sacbot play` loads before its first tick.
 """
@@ -19,7 +20,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from sacbot.checkpoint import (
     ROUND_COUNTER,
@@ -37,6 +38,9 @@ from sacbot.checkpoint.replay_file import replay_path, save_replay
 from sacbot.runtime.ports import Learner
 from sacbot.runtime.records import RoundReport
 from sacbot.runtime.scoring import ShareWindow
+
+if TYPE_CHECKING:
+    from sacbot.tensorboard import TensorBoardSink
 
 _TAIL_BYTES = 1 << 18  # enough of rounds.jsonl to refill a window of a few hundred rounds
 
@@ -85,8 +89,10 @@ class RoundEndSaver:
         log: TextIO = sys.stderr,
         trained_with: Mapping[str, Any] | None = None,
         replay_keep: int = 0,
+        board: TensorBoardSink | None = None,
     ) -> None:
         self.weights_dir = weights_dir
+        self.board = board  # a second sink for the metrics lines (closed at game end)
         self.replay_keep = replay_keep  # steps of replay written at game end (0: none)
         # Settings the checkpoints record (radar mode, ...), so a later `play` or `eval` can follow them.
         self.trained_with = dict(trained_with or {})
@@ -129,25 +135,28 @@ class RoundEndSaver:
                     share,
                     self.window.score_kind(),
                 )
-        append_jsonl(
-            self.weights_dir / TRAINING_METRICS,
-            {"time": now, "epoch": self.rounds_total, **train_pass},
-        )
-        append_jsonl(
-            self.weights_dir / ROUNDS,
-            {
-                "time": now,
-                "round_total": self.rounds_total,
-                "opponent": self.opponent,
-                "score_share": share,
-                "best_stored": best_stored,
-                **report.as_json(),
-            },
-        )
+        metrics_line = {"time": now, "epoch": self.rounds_total, **train_pass}
+        round_line = {
+            "time": now,
+            "round_total": self.rounds_total,
+            "opponent": self.opponent,
+            "score_share": share,
+            "best_stored": best_stored,
+            **report.as_json(),
+        }
+        append_jsonl(self.weights_dir / TRAINING_METRICS, metrics_line)
+        append_jsonl(self.weights_dir / ROUNDS, round_line)
+        if self.board is not None:
+            self.board.train_pass(metrics_line, learner.env_steps)
+            self.board.round_end(round_line, learner.env_steps)
+            self.board.flush()
         atomic_write_json(self.weights_dir / ROUND_COUNTER, {"rounds": self.rounds_total, "time": now})
 
     def save_game_end(self, learner: Learner) -> None:
         """5. At game end: the newest `replay_keep` steps of whole rounds to `replay.npz` (next process's)."""
+        if self.board is not None:
+            self.board.close()
+            self.board = None
         if self.replay_keep <= 0:
             return
         arrays = learner.export_replay(self.replay_keep)
