@@ -10,7 +10,8 @@ import pytest
 
 from sacbot.agent.replay import SequenceReplay
 from sacbot.checkpoint import CheckpointError
-from sacbot.checkpoint.replay_file import REPLAY, load_replay, save_replay
+from sacbot.checkpoint.replay_file import load_replay, save_replay
+from sacbot.rundir import REPLAY
 
 S, A, HID, L = 3, 2, 4, 6
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from sacbot.campaign.runner import read_round_counter
 from sacbot.checkpoint import load_checkpoint, read_meta
+from sacbot.records import read_round_counter
 
 REPO = Path(__file__).resolve().parents[2]
 OPPONENT = "TrackFire"  # stands still and shoots straight: rounds against an untrained bot end quickly
@@ -137,7 +137,8 @@ def test_smoke_campaign_end_to_end(smoke_run: tuple[Path, subprocess.CompletedPr
     assert len(evals_done) == 1 and evals_done[0]["promoted"] is True
     meta = read_meta(out / "weights" / "best.zip")
     assert meta is not None and meta.score == pytest.approx(evals[0]["score_share"])
-    assert (out / "best_score").read_text().split()[0] == f"{meta.score:.6f}"
+    mirror = json.loads((out / "best_score.json").read_text())
+    assert mirror["score"] == meta.score and mirror["kind"] == meta.score_kind and mirror["chunk"] == 2
     assert not processes_mentioning(str(out))
 
     # Re-running the same command resumes: the budget is done, so nothing is played again.

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sacbot import jsonl
 from sacbot.campaign.config import Campaign, parse_campaign
 from sacbot.campaign.league import CampaignLeague
-from sacbot.campaign.log import read_jsonl
-from sacbot.campaign.loop import CampaignLoop, ChunkFailed, ChunkOutcome, GameScore, RunPaths
+from sacbot.campaign.loop import CampaignLoop, ChunkFailed, ChunkOutcome, GameScore
 from sacbot.campaign.twin import MARKER
 from sacbot.checkpoint import CheckpointMeta, load_checkpoint, save_checkpoint
 from sacbot.errors import UserError
@@ -35,6 +35,8 @@ from sacbot.opponents.sampling import (
     recent_results,
     smoothed_win_rate,
 )
+from sacbot.records import CampaignEvent, read_events
+from sacbot.rundir import RunPaths
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -185,7 +187,7 @@ def league_campaign(
 
 
 def events(out: Path) -> list[dict[str, Any]]:
-    return list(read_jsonl(out / "campaign_log.jsonl"))
+    return jsonl.read(out / "campaign_log.jsonl").rows
 
 
 def test_snapshots_rotate_on_real_folders_and_resume_rebuilds_the_pool(tmp_path: Path) -> None:
@@ -227,7 +229,7 @@ def test_snapshots_rotate_on_real_folders_and_resume_rebuilds_the_pool(tmp_path:
     CampaignLoop(league_campaign(8, league), tmp_path, again).run()
     assert sorted(p.name for p in folder.iterdir()) == ["SacSnap6", "SacSnap8"]
     assert CampaignLeague(league_campaign(8, league), RunPaths(tmp_path)).pool_snapshots(
-        events(tmp_path)
+        read_events(tmp_path / "campaign_log.jsonl")
     ) == [
         "SacSnap6",
         "SacSnap8",
@@ -272,7 +274,7 @@ def test_pfsp_meets_the_opponent_it_loses_to_and_a_resumed_chunk_its_first_draw(
     assert late["win_rates"]["SpinBot"] > 0.9 and late["win_rates"]["Walls"] < 0.1
     assert late["pool"]["Walls"] > 0.9 and late["sampling"] == "pfsp"
     # The draw is a function of the log: recomputing chunk 40's gives the same probabilities and opponent.
-    before_40 = log[: log.index(late)]
+    before_40 = read_events(tmp_path / "campaign_log.jsonl")[: log.index(late)]
     opponent, fields = CampaignLeague(campaign, RunPaths(tmp_path)).draw(40, before_40)
     assert (opponent, fields["pool"]) == (late["opponent"], late["pool"])
 
@@ -323,8 +325,8 @@ snapshot_cap = 2
     campaign = parse_campaign(tomllib.loads(cfg.read_text()))
     league = CampaignLeague(campaign, RunPaths(tmp_path / "probe"))
     for wins in (0, 1, 2):
-        done = [{"event": "chunk_done", "chunk": 1, "opponent": OPPONENT, "rounds": 2, "wins": wins}]
-        snap = [{"event": "snapshot", "name": "SacSnap1"}]
+        done = [CampaignEvent(event="chunk_done", time=1.0, chunk=1, opponent=OPPONENT, rounds=2, wins=wins)]
+        snap = [CampaignEvent(event="snapshot", time=2.0, name="SacSnap1")]
         (tmp_path / "probe" / "league" / "SacSnap1").mkdir(parents=True, exist_ok=True)
         for f in (MARKER, "frozen.zip", "SacSnap1.json"):
             (tmp_path / "probe" / "league" / "SacSnap1" / f).write_text("{}")

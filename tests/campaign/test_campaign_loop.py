@@ -12,11 +12,14 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sacbot import jsonl
 from sacbot.campaign.config import Campaign, parse_campaign
-from sacbot.campaign.log import ResumeState, read_jsonl
-from sacbot.campaign.loop import CampaignFailed, CampaignLoop, ChunkFailed, ChunkOutcome, GameScore, RunPaths
+from sacbot.campaign.log import ResumeState
+from sacbot.campaign.loop import CampaignFailed, CampaignLoop, ChunkFailed, ChunkOutcome, GameScore
 from sacbot.checkpoint import CheckpointMeta, load_checkpoint, read_meta, save_checkpoint
 from sacbot.errors import UserError
+from sacbot.records import read_best_score, read_events
+from sacbot.rundir import RunPaths
 
 
 def make_campaign(budget: int = 3, every: int = 1, retries: int = 2) -> Campaign:
@@ -65,7 +68,7 @@ class ScriptedBackend:
 
 
 def events(out: Path) -> list[dict[str, Any]]:
-    return list(read_jsonl(out / "campaign_log.jsonl"))
+    return jsonl.read(out / "campaign_log.jsonl").rows
 
 
 def test_retries_including_the_final_chunk(tmp_path: Path) -> None:
@@ -93,7 +96,7 @@ def test_gives_up_after_bounded_retries_and_resumes(tmp_path: Path) -> None:
     state = CampaignLoop(campaign, tmp_path, again, sleep=lambda s: None).run()
     assert state.completed == 2
     assert again.calls == [("chunk", 2), ("eval", "SpinBot")]
-    assert ResumeState.from_events(events(tmp_path)).runs == 2
+    assert ResumeState.from_events(read_events(tmp_path / "campaign_log.jsonl")).runs == 2
 
 
 def test_worse_eval_never_replaces_the_best(tmp_path: Path) -> None:
@@ -107,7 +110,9 @@ def test_worse_eval_never_replaces_the_best(tmp_path: Path) -> None:
     arrays, meta = load_checkpoint(tmp_path / "weights" / "best.zip")
     assert meta is not None and meta.score == pytest.approx(0.675)
     assert float(arrays["w"][0]) == 4.0  # the chunk-4 weights, not chunk 2's or 3's
-    assert (tmp_path / "best_score").read_text().startswith("0.675000 ")
+    mirror = read_best_score(RunPaths(tmp_path))  # best_score.json, for people
+    assert mirror is not None and mirror.score == pytest.approx(0.675) and mirror.chunk == 4
+    assert mirror.kind == meta.score_kind == "campaign-eval-composite:score_share:ma5"
     assert loop.best_composite() == pytest.approx(0.675)
 
 
@@ -119,7 +124,7 @@ def test_the_stored_best_gates_across_runs(tmp_path: Path) -> None:
     CampaignLoop(make_campaign(budget=1), tmp_path, backend, sleep=lambda s: None).run()
     meta = read_meta(best)
     assert meta is not None and meta.score == 0.8
-    assert not (tmp_path / "best_score").exists()
+    assert not (tmp_path / "best_score.json").exists()
 
 
 def test_interrupt_is_logged_and_resumable(tmp_path: Path) -> None:

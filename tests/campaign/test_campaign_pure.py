@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -10,10 +9,9 @@ import pytest
 
 from sacbot.campaign.config import load_campaign, parse_campaign
 from sacbot.campaign.liveness import LivenessWatch
-from sacbot.campaign.log import CampaignLog, ResumeState, append_jsonl, read_eval_history, read_jsonl
+from sacbot.campaign.log import CampaignLog, ResumeState
 from sacbot.campaign.retry import RetryPolicy
 from sacbot.campaign.scoring import (
-    EvalRecord,
     RoundWins,
     composite,
     moving_average,
@@ -22,6 +20,7 @@ from sacbot.campaign.scoring import (
 )
 from sacbot.errors import UserError
 from sacbot.opponents.sampling import OpponentSampler
+from sacbot.records import CampaignEvent, EvalRecord, MetricsLine, RoundLine
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -135,7 +134,15 @@ def test_sampler_is_seeded_per_chunk_and_weighted() -> None:
 
 
 def rec(opponent: str, chunk: int, share: float, win_rate: float = 0.0) -> EvalRecord:
-    return EvalRecord(opponent, 10, int(win_rate * 10), win_rate, share, chunk, 0.0)
+    return EvalRecord(
+        opponent=opponent,
+        rounds=10,
+        wins=int(win_rate * 10),
+        win_rate=win_rate,
+        score_share=share,
+        chunk=chunk,
+        time=0.0,
+    )
 
 
 def test_composite_is_mean_of_moving_averages() -> None:
@@ -197,19 +204,8 @@ def test_log_resume_state_skips_torn_lines(tmp_path: Path) -> None:
         fh.write('{"event": "chunk_done", "chu')  # a kill mid-write
     state = ResumeState.from_events(log.events())
     assert state.completed == 2 and state.evaluated == {2} and state.retries == 1 and state.runs == 1
-    assert all(isinstance(e, dict) for e in read_jsonl(log.path))
-    assert list(read_jsonl(tmp_path / "absent.jsonl")) == []
-
-
-def test_eval_history_keeps_last_line_per_opponent_and_chunk(tmp_path: Path) -> None:
-    path = tmp_path / "eval_log.jsonl"
-    append_jsonl(path, rec("A", 2, 0.1).to_json())
-    append_jsonl(path, rec("A", 2, 0.3).to_json())  # the rerun after a crash mid-eval
-    append_jsonl(path, rec("B", 2, 0.5).to_json())
-    path.open("a").write("not json\n")
-    history = read_eval_history(path)
-    assert [(r.opponent, r.score_share) for r in history] == [("A", 0.3), ("B", 0.5)]
-    assert json.loads(path.read_text().splitlines()[0])["opponent"] == "A"
+    assert all(isinstance(e, CampaignEvent) for e in log.events()) and len(log.events()) == 8
+    assert CampaignLog(tmp_path / "absent.jsonl").events() == []
 
 
 def test_retry_policy_is_bounded_with_backoff() -> None:
@@ -255,26 +251,25 @@ def test_fault_spec_and_bot_dir_lookup(tmp_path: Path) -> None:
         resolve_bot_dir("Nobody", [tmp_path / "b"])
 
 
-def test_live_stats_from_the_bots_jsonl_files(tmp_path: Path) -> None:
-    from sacbot.campaign.runner import JsonlTail, LiveStats
+def test_live_stats_from_the_bots_lines() -> None:
+    from sacbot.campaign.runner import LiveStats
 
-    rounds = tmp_path / "rounds.jsonl"
-    rounds.write_text('{"round": 1, "skipped_turns": 5}\n')
-    tail = JsonlTail(rounds)  # starts at the end: earlier chunks do not count
-    with open(rounds, "a") as fh:
-        fh.write('{"round": 2, "skipped_turns": 1}\n{"round": 3, "skipped_turns": 2}\n{"round": 4, "ski')
-    stats = LiveStats()
-    metrics = [
-        {"updates": 100, "alpha": 0.2, "critic_loss": 1.5},
-        {"updates": 300, "alpha": 0.1, "actor_loss": -2},
+    rounds = [
+        RoundLine.model_validate({"round": r, "skipped_turns": n}) for r, n in ((2, 1), (3, 2), (4, "x"))
     ]
-    stats.absorb(tail.read(), metrics[:1], now=10.0)
-    stats.absorb([], metrics[1:], now=12.0)
+    metrics = [
+        MetricsLine.model_validate(
+            {"time": 10.0, "env_steps": 500, "updates": 100, "alpha": 0.2, "critic_loss": 1.5}
+        ),
+        MetricsLine.model_validate(
+            {"time": 12.0, "env_steps": 700, "updates": 300, "alpha": 0.1, "actor_loss": -2, "qf1_loss": None}
+        ),
+    ]
+    stats = LiveStats()
+    stats.absorb(rounds, metrics[:1])
+    stats.absorb([], metrics[1:])
     assert stats.skipped_turns == 3 and stats.alpha == 0.1
     assert stats.losses == {"actor_loss": -2.0} and stats.updates_per_s == pytest.approx(100.0)
-    with open(rounds, "a") as fh:
-        fh.write('pped_turns": 4}\n')
-    assert tail.read() == [{"round": 4, "skipped_turns": 4}]
 
 
 def test_view_folds_events_and_renders() -> None:

@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 from test_campaign_loop import ScriptedBackend
 
+from sacbot import jsonl
 from sacbot.campaign.config import Campaign, load_campaign, parse_campaign
-from sacbot.campaign.log import read_jsonl
-from sacbot.campaign.loop import CampaignLoop, ChunkOutcome, RunPaths
+from sacbot.campaign.loop import CampaignLoop, ChunkOutcome
 from sacbot.campaign.runner import ArenaBackend, GameResult
 from sacbot.checkpoint import CheckpointMeta, save_checkpoint
 from sacbot.errors import UserError
+from sacbot.rundir import RunPaths
 from sacbot.tensorboard import read_scalars
 
 BASE: dict[str, Any] = {
@@ -94,8 +95,8 @@ def test_the_campaign_writes_each_eval_at_the_candidates_env_steps(tmp_path: Pat
     backend = StepsBackend(tmp_path / "run", ["ok", "ok"], [0.2, 0.4, 0.6, 0.8])
     CampaignLoop(with_board(board), tmp_path / "run", backend).run()
     got = read_scalars(board)
-    evals = list(read_jsonl(tmp_path / "run" / "eval_log.jsonl"))
-    done = [e for e in read_jsonl(tmp_path / "run" / "campaign_log.jsonl") if e["event"] == "eval_done"]
+    evals = jsonl.read(tmp_path / "run" / "eval_log.jsonl").rows
+    done = [e for e in jsonl.read(tmp_path / "run" / "campaign_log.jsonl").rows if e["event"] == "eval_done"]
     assert [s for s, _ in got["eval/composite"]] == [1000, 2000]
     assert [v for _, v in got["eval/composite"]] == pytest.approx([e["composite"] for e in done])
     for name in ("SpinBot", "Walls"):

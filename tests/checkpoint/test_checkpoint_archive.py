@@ -14,7 +14,6 @@ from ckpt_helpers import make_arrays, make_meta, specs_of
 
 from sacbot.checkpoint import (
     CheckpointError,
-    append_jsonl,
     atomic_write_json,
     atomic_write_text,
     load_checkpoint,
@@ -177,17 +176,6 @@ def test_atomic_text_and_json_writers(tmp_path: Path) -> None:
     atomic_write_text(tmp_path / "sub" / "round_counter.json", "replaced")
     assert (tmp_path / "sub" / "round_counter.json").read_text() == "replaced"
     assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["round_counter.json"]
-
-
-def test_append_jsonl_adds_whole_lines_and_can_refuse_nan(tmp_path: Path) -> None:
-    log = tmp_path / "new" / "metrics.jsonl"  # the folder is created
-    append_jsonl(log, {"b": 1, "a": float("nan")})
-    append_jsonl(log, {"c": [1, 2]})
-    lines = log.read_text().splitlines()
-    assert len(lines) == 2 and json.loads(lines[1]) == {"c": [1, 2]}
-    with pytest.raises(ValueError):
-        append_jsonl(log, {"bad": float("inf")}, allow_nan=False)
-    assert len(log.read_text().splitlines()) == 2  # nothing half-written
 
 
 def test_a_header_that_lies_about_the_shape_is_refused_before_allocating(tmp_path: Path) -> None:

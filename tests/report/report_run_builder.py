@@ -1,10 +1,10 @@
 """A small but real campaign run folder for the report tests (a uniquely named helper module, not a conftest).
 
-The real campaign loop writes campaign_log.jsonl, eval_log.jsonl, best.zip and best_score; each chunk runs the
-real trainer thread and round-end saver of `sacbot play`, which write latest.zip, training_metrics.jsonl,
-rounds.jsonl and round_counter.json. Only the game processes and the networks are stood in for: the learner
-here returns scripted losses (a real SAC update costs far more than this test may), and the eval results
-are scripted so the report's table can be checked number by number.
+The real campaign loop writes campaign_log.jsonl, eval_log.jsonl, best.zip and best_score.json; each chunk
+runs the real trainer thread and round-end saver of `sacbot play`, which write latest.zip,
+training_metrics.jsonl, rounds.jsonl and round_counter.json. Only the game processes and the networks are
+stood in for: the learner here returns scripted losses (a real SAC update costs far more than this test
+may), and the eval results are scripted so the report's table can be checked number by number.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from sacbot.campaign.config import opponent_name, parse_campaign
-from sacbot.campaign.loop import CampaignLoop, ChunkFailed, ChunkOutcome, GameScore, RunPaths
+from sacbot.campaign.loop import CampaignLoop, ChunkFailed, ChunkOutcome, GameScore
 from sacbot.checkpoint import read_meta
+from sacbot.rundir import RunPaths
 from sacbot.runtime.channel import DropOldestChannel
 from sacbot.runtime.records import ChannelItem, RoundReport, Transition
 from sacbot.runtime.saver import RoundEndSaver
@@ -161,7 +162,11 @@ class PlayLikeBackend:
         started = time.monotonic()
         # The opponent is a name, or a league snapshot's folder: the bot knows it by its name.
         wins = play_game(
-            self.paths.weights, opponent_name(opponent), scores, self.rng, crash_after=1 if crash else None
+            self.paths.weights.folder,
+            opponent_name(opponent),
+            scores,
+            self.rng,
+            crash_after=1 if crash else None,
         )
         return ChunkOutcome(rounds=rounds, wins=wins, score_share=0.55, seconds=time.monotonic() - started)
 

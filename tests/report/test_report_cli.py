@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +13,8 @@ import pytest
 from PIL import Image
 from report_run_builder import EVAL_OPPONENTS, EVAL_RESULTS, EVAL_ROUNDS, build_run
 
-from sacbot.campaign.log import append_jsonl as append_eval_line
-from sacbot.campaign.scoring import EvalRecord
-from sacbot.runtime.saver import append_jsonl as append_metrics_line
+from sacbot import jsonl
+from sacbot.records import EvalRecord, append_eval
 
 CURVES = (
     "win_rate_vs_env_steps.png",
@@ -99,6 +99,21 @@ def test_report_of_a_campaign_run(run_dir: Path, tmp_path: Path) -> None:
     shares = [0.7, 0.4, 0.7] + [0.7] + [0.7, 0.4, 0.7] * 2
     assert table_row(text, "mean score share, rounds 1-10")[1] == f"{sum(shares) / 10:.3f}"
     assert not (out / "league_mix.png").exists()
+
+
+def test_report_reads_an_older_runs_text_best_score(run_dir: Path, tmp_path: Path) -> None:
+    run = tmp_path / "older"
+    shutil.copytree(run_dir, run)
+    (run / "best_score.json").unlink()
+    (run / "best_score").write_text(
+        "0.123456 campaign-eval-composite:score_share:ma5 chunk 3 2026-01-01T00:00:00Z\n"
+    )
+    done = sacbot("report", str(run), "--out", str(tmp_path / "report"))
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert (
+        table_row(text, "best composite")[1] == "0.1235 at chunk 3 (campaign-eval-composite:score_share:ma5)"
+    )
     assert "league" not in text.lower() and "league" not in done.stderr.lower()
 
 
@@ -118,12 +133,15 @@ def test_default_out_and_tolerance_of_malformed_lines_and_missing_fields(tmp_pat
         )
         for key in ("critic_loss", "actor_loss", "alpha_loss", "alpha"):
             line[key] = losses.get(key)
-        append_metrics_line(weights / "training_metrics.jsonl", line)
+        jsonl.append(weights / "training_metrics.jsonl", line)
     with (weights / "training_metrics.jsonl").open("a") as fh:
         fh.write(json.dumps({"time": t0 + 70, "critic_loss": 0.1}) + "\n")  # no env_steps: malformed
     for chunk, (wins, share) in ((1, (3, 0.4)), (2, (7, 0.6))):
-        rec = EvalRecord("Corners", 10, wins, wins / 10, share, chunk, t0 + 25 * chunk)
-        append_eval_line(run / "eval_log.jsonl", rec.to_json())
+        rec = EvalRecord(
+            opponent="Corners", rounds=10, wins=wins, win_rate=wins / 10, score_share=share, chunk=chunk,
+            time=t0 + 25 * chunk,
+        )  # fmt: skip
+        append_eval(run / "eval_log.jsonl", rec)
     with (run / "eval_log.jsonl").open("a") as fh:
         fh.write('{"opponent": "Corners", "rounds": 10, "wi')  # torn by a kill
     done = sacbot("report", str(run))
@@ -162,8 +180,10 @@ def test_bad_input_is_one_line_and_a_nonzero_exit(tmp_path: Path, case: str) -> 
         write(run / "eval_log.jsonl", "\x00\x01garbage\n[1, 2]\n")
         write(run / "weights" / "training_metrics.jsonl", '{"critic_loss": 1.0}\n')
     elif case == "out is a file":
-        rec = EvalRecord("Walls", 10, 5, 0.5, 0.5, 1, 1_800_000_000.0)
-        append_eval_line(run / "eval_log.jsonl", rec.to_json())
+        rec = EvalRecord(
+            opponent="Walls", rounds=10, wins=5, win_rate=0.5, score_share=0.5, chunk=1, time=1_800_000_000.0
+        )
+        append_eval(run / "eval_log.jsonl", rec)
         target = write(tmp_path / "taken", "keep me")
         args = ["--out", str(target)]
     done = sacbot("report", str(run), *args)

@@ -13,11 +13,13 @@ from PIL import Image
 from report_run_builder import build_league_run, play_game
 from test_report_cli import assert_png, sacbot, section, table_row
 
+from sacbot import jsonl as jsonl_file
 from sacbot.campaign.config import SNAPSHOT_PREFIX
-from sacbot.checkpoint import append_jsonl
-from sacbot.env.league import FAST_SNAPSHOT_PREFIX, LEAGUE_LOG, FastLeague
+from sacbot.env.league import FAST_SNAPSHOT_PREFIX, FastLeague
 from sacbot.opponents.sampling import LeagueConfig
+from sacbot.records import CampaignEvent
 from sacbot.report import data as d
+from sacbot.rundir import LEAGUE_LOG
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -47,18 +49,16 @@ def test_the_report_spells_the_trainers_names() -> None:
 
 
 def test_per_round_shares_from_play_and_train_fast_lines() -> None:
-    rows, _ = d.parse_jsonl(
-        jsonl(
-            {"time": 1.0, "opponent": "Walls", "outcome": "won", "own_score": 75.0, "enemy_score": 25.0},
-            {"time": 2.0, "opponent": "Walls", "outcome": "lost", "own_score": 0.0, "enemy_score": 0.0},
-            {"time": 3.0, "opponent": "SacSnap4", "outcome": "lost", "own_score": -5.0, "enemy_score": 20.0},
-            {"time": 4.0, "opponent": "Crazy", "outcome": "won", "score": 120, "opponent_score": 40,
-             "written_by": "sacbot train-fast"},
-            {"time": 5.0, "opponent": "Crazy", "outcome": "truncated", "turns": 3000},  # no scores: left out
-            {"time": 6.0, "outcome": "lost", "own_score": 10.0, "enemy_score": 30.0},  # SACBOT_OPPONENT unset
-        )
+    text = jsonl(
+        {"time": 1.0, "opponent": "Walls", "outcome": "won", "own_score": 75.0, "enemy_score": 25.0},
+        {"time": 2.0, "opponent": "Walls", "outcome": "lost", "own_score": 0.0, "enemy_score": 0.0},
+        {"time": 3.0, "opponent": "SacSnap4", "outcome": "lost", "own_score": -5.0, "enemy_score": 20.0},
+        {"time": 4.0, "opponent": "Crazy", "outcome": "won", "score": 120, "opponent_score": 40,
+         "written_by": "sacbot train-fast"},
+        {"time": 5.0, "opponent": "Crazy", "outcome": "truncated", "turns": 3000},  # no scores: left out
+        {"time": 6.0, "outcome": "lost", "own_score": 10.0, "enemy_score": 30.0},  # SACBOT_OPPONENT unset
     )  # fmt: skip
-    rounds = d.share_rounds(d.round_rows(rows))
+    rounds = d.share_rounds(d.parse_run({d.PLAY_ROUNDS: text}).rounds)
     assert [r.index for r in rounds] == [1, 2, 3, 4, 5]
     assert [r.share for r in rounds] == [0.75, 0.5, 0.0, 0.75, 0.25]  # 0:0 is 0.5; a negative score counts 0
     assert [r.opponent for r in rounds] == [
@@ -121,7 +121,7 @@ def test_training_win_rate_per_opponent_groups_snapshots_and_waits_for_ten_round
 
 
 def test_league_mix_from_campaign_draws_and_fast_pool_lines() -> None:
-    events = [
+    logged = [
         {"event": "start", "time": 1.0},
         {"event": "league_draw", "time": 2.0, "chunk": 1, "opponent": "Walls",
          "pool": {"SpinBot": 0.5, "Walls": 0.5}},
@@ -132,7 +132,7 @@ def test_league_mix_from_campaign_draws_and_fast_pool_lines() -> None:
         {"event": "league_draw", "time": 5.0, "chunk": 2, "opponent": "SacSnap1", "pool": {"SpinBot": 1.0}},
         {"event": "league_draw", "time": 6.0, "chunk": 3, "opponent": "Walls", "pool": ["not", "a", "table"]},
     ]  # fmt: skip
-    mix = d.campaign_league_mix(events)
+    mix = d.campaign_league_mix([CampaignEvent.model_validate(e) for e in logged])
     assert mix is not None and mix.x_label == "chunk"
     assert mix.xs == [1.0, 2.0]
     assert mix.shares == {
@@ -140,20 +140,18 @@ def test_league_mix_from_campaign_draws_and_fast_pool_lines() -> None:
     }  # fmt: skip
     assert mix.drawn == [(1.0, "Walls"), (2.0, "SacSnap* (own snapshots)")]
     assert mix.snapshots == [1.0]
-    assert d.campaign_league_mix([{"event": "chunk_done", "time": 1.0, "chunk": 1}]) is None
+    assert d.campaign_league_mix([CampaignEvent(event="chunk_done", time=1.0, chunk=1)]) is None
 
-    rows, _ = d.parse_jsonl(
-        jsonl(
-            {"event": "pool", "env_steps": 20_000, "pool": {"SpinBot": 0.25, "Crazy": 0.75}},
-            {"event": "snapshot", "env_steps": 20_000, "name": "FastSnap20000"},
-            {
-                "event": "pool",
-                "env_steps": 40_000,
-                "pool": {"SpinBot": 0.2, "Crazy": 0.3, "FastSnap20000": 0.5},
-            },
-        )
+    text = jsonl(
+        {"event": "pool", "env_steps": 20_000, "pool": {"SpinBot": 0.25, "Crazy": 0.75}},
+        {"event": "snapshot", "env_steps": 20_000, "name": "FastSnap20000"},
+        {
+            "event": "pool",
+            "env_steps": 40_000,
+            "pool": {"SpinBot": 0.2, "Crazy": 0.3, "FastSnap20000": 0.5},
+        },
     )
-    fast = d.fast_league_mix(d.league_rows(rows)[0])
+    fast = d.fast_league_mix(d.parse_run({d.FAST_LEAGUE: text}).fast_league)
     assert fast is not None and fast.xs == [20_000.0, 40_000.0] and fast.snapshots == [20_000.0]
     assert fast.shares["FastSnap* (own snapshots)"] == [0.0, 0.5] and fast.drawn == []
 
@@ -237,7 +235,7 @@ def test_report_of_a_league_campaign_with_a_fast_phase(tmp_path: Path) -> None:
     for steps in (20_000, 40_000, 60_000):
         for _ in range(8):
             league.record({"opponent": "SpinBot", "outcome": "won"})
-        append_jsonl(run / d.FAST_LEAGUE, {"time": 1.0, **league.pool_line(steps)})
+        jsonl_file.append(run / d.FAST_LEAGUE, {"time": 1.0, **league.pool_line(steps)})
     done = sacbot("report", str(run), "--out", str(tmp_path / "both"))
     assert done.returncode == 0, done.stderr
     assert_png(tmp_path / "both" / "league_mix.png")

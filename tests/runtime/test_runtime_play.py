@@ -21,9 +21,10 @@ from sacbot.agent.sizes import NetworkSizes
 from sacbot.arena.battle import run_battle
 from sacbot.arena.server import EmbeddedArena
 from sacbot.checkpoint import load_checkpoint, read_meta, save_checkpoint
-from sacbot.checkpoint.replay_file import REPLAY, load_replay
+from sacbot.checkpoint.replay_file import load_replay
 from sacbot.engine import game_setup_for
 from sacbot.protocol import RoundEndedEventForObserver
+from sacbot.rundir import REPLAY
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "bots"

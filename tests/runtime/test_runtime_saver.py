@@ -9,7 +9,8 @@ from pathlib import Path
 from runtime_helpers import report, small_learner
 
 from sacbot.checkpoint import load_checkpoint, opponent_best_path, read_meta
-from sacbot.runtime.saver import RoundEndSaver, read_opponent_history, read_round_counter
+from sacbot.records import read_round_counter
+from sacbot.runtime.saver import RoundEndSaver, read_opponent_history
 
 PASS = {"critic_loss": 1.0, "actor_loss": 2.0, "alpha_loss": 0.1, "alpha": 0.2, "replay_size": 0}
 
@@ -22,7 +23,7 @@ def test_every_round_leaves_a_loadable_latest_metrics_and_counter(tmp_path: Path
         saver.save_round(learner, report(r), PASS)
         arrays, meta = load_checkpoint(tmp_path / "latest.zip", learner.trainer.array_specs())
         assert meta is not None and meta.extra["round_total"] == r
-        assert read_round_counter(tmp_path) == r
+        assert read_round_counter(tmp_path / "round_counter.json") == r
     assert log.getvalue().count("saved") == 3  # one stderr line per save
     rounds = [json.loads(line) for line in (tmp_path / "rounds.jsonl").read_text().splitlines()]
     assert [row["round"] for row in rounds] == [1, 2, 3]
@@ -61,6 +62,10 @@ def test_window_and_counter_survive_a_restart_and_a_torn_line(tmp_path: Path) ->
     for r, own in ((1, 10.0), (2, 20.0)):
         saver.save_round(learner, report(r, own=own, enemy=50.0), PASS)
     with (tmp_path / "rounds.jsonl").open("a") as handle:
+        # train-fast's in-process round scores are not play's to gate with
+        handle.write(
+            '{"opponent": "Walls", "score": 99.0, "opponent_score": 1.0, "written_by": "sacbot train-fast"}\n'
+        )
         handle.write('{"opponent": "Walls", "own_sc')  # a kill in the middle of a line
     assert read_opponent_history(tmp_path, "Walls", 3) == [(10.0, 50.0), (20.0, 50.0)]
     again = RoundEndSaver(tmp_path, "Walls", best_window=3, log=io.StringIO())

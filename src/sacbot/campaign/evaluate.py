@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from sacbot.campaign.config import parse_campaign
-from sacbot.campaign.loop import ChunkFailed, GameScore, RunPaths
+from sacbot.campaign.loop import ChunkFailed, GameScore
 from sacbot.errors import UserError
+from sacbot.rundir import RunPaths
 
 
 def evaluate(

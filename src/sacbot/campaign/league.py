@@ -24,11 +24,11 @@ import shutil
 from typing import TYPE_CHECKING, Any
 
 from sacbot.campaign.config import SNAPSHOT_PREFIX, Campaign, LeagueConfig, opponent_name
-from sacbot.campaign.log import read_eval_history
 from sacbot.opponents.sampling import Record, league_draw, recent_results
+from sacbot.records import CampaignEvent, read_eval_log
 
 if TYPE_CHECKING:
-    from sacbot.campaign.loop import RunPaths
+    from sacbot.rundir import RunPaths
 
 
 def snapshot_name(chunk: int) -> str:
@@ -51,16 +51,15 @@ class CampaignLeague:
         return every > 0 and chunk > 0 and chunk % every == 0
 
     @staticmethod
-    def logged_snapshots(events: list[dict[str, Any]]) -> list[str]:
+    def logged_snapshots(events: list[CampaignEvent]) -> list[str]:
         """Every snapshot the log records, oldest first."""
         names: list[str] = []
         for ev in events:
-            name = ev.get("name")
-            if ev.get("event") == "snapshot" and isinstance(name, str) and name not in names:
-                names.append(name)
+            if ev.event == "snapshot" and ev.name is not None and ev.name not in names:
+                names.append(ev.name)
         return names
 
-    def snapshot_taken(self, events: list[dict[str, Any]], chunk: int) -> bool:
+    def snapshot_taken(self, events: list[CampaignEvent], chunk: int) -> bool:
         return snapshot_name(chunk) in self.logged_snapshots(events)
 
     def whole(self, name: str) -> bool:
@@ -70,11 +69,11 @@ class CampaignLeague:
         folder = self.folder / name
         return all((folder / f).is_file() for f in (MARKER, "frozen.zip", f"{name}.json"))
 
-    def pool_snapshots(self, events: list[dict[str, Any]]) -> list[str]:
+    def pool_snapshots(self, events: list[CampaignEvent]) -> list[str]:
         """The snapshots in the pool now: the last `snapshot_cap` the log records, oldest first."""
         return [n for n in self.logged_snapshots(events)[-self.cfg.snapshot_cap :] if self.whole(n)]
 
-    def take_snapshot(self, chunk: int, events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    def take_snapshot(self, chunk: int, events: list[CampaignEvent]) -> dict[str, Any] | None:
         """Write `SacSnap<chunk>` from `latest`; the fields of its `snapshot` event (None: no `latest` yet).
 
         The caller logs the event, then calls `prune` with the new pool: a kill before the event leaves a
@@ -107,9 +106,7 @@ class CampaignLeague:
                 if folder.is_dir() and folder.name.startswith(SNAPSHOT_PREFIX) and folder.name not in pool:
                     shutil.rmtree(folder)
                     removed.append(folder.name)
-        from sacbot.checkpoint import OPPONENTS_DIR
-
-        slots = self.paths.weights / OPPONENTS_DIR
+        slots = self.paths.weights.opponents
         if slots.is_dir():
             for slot in slots.glob(f"{SNAPSHOT_PREFIX}*.zip"):
                 if slot.stem not in pool:
@@ -118,29 +115,28 @@ class CampaignLeague:
 
     # -- sampling -------------------------------------------------------------------------------------------
 
-    def results(self, chunk: int, events: list[dict[str, Any]]) -> dict[str, tuple[float, int]]:
+    def results(self, chunk: int, events: list[CampaignEvent]) -> dict[str, tuple[float, int]]:
         """Per opponent name (wins, rounds) over its last `pfsp_window` rounds of chunks and evals before
         chunk `chunk` (an eval after chunk c counts after that chunk's own rounds)."""
         keyed: list[tuple[tuple[int, int], Record]] = []
         for ev in events:
-            c, opp = ev.get("chunk"), ev.get("opponent")
-            rounds, wins = ev.get("rounds"), ev.get("wins")
+            c, opp, rounds, wins = ev.chunk, ev.opponent, ev.rounds, ev.wins
             if (
-                ev.get("event") == "chunk_done"
-                and isinstance(c, int)
+                ev.event == "chunk_done"
+                and c is not None
                 and c < chunk
-                and isinstance(opp, str)
-                and isinstance(rounds, int)
-                and isinstance(wins, int | float)
+                and opp is not None
+                and rounds is not None
+                and wins is not None
             ):
                 keyed.append(((c, 0), Record(opp, rounds, float(wins))))
-        for rec in read_eval_history(self.paths.eval_log):
+        for rec in read_eval_log(self.paths.eval_log):
             if rec.chunk < chunk:
                 keyed.append(((rec.chunk, 1), Record(rec.opponent, rec.rounds, float(rec.wins))))
         keyed.sort(key=lambda item: item[0])  # stable: the log's order within a key
         return recent_results([r for _, r in keyed], self.cfg.pfsp_window)
 
-    def draw(self, chunk: int, events: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    def draw(self, chunk: int, events: list[CampaignEvent]) -> tuple[str, dict[str, Any]]:
         """Chunk `chunk`'s opponent (a name, or a snapshot's folder) and its `league_draw` fields."""
         entries: dict[str, str] = {}
         base: dict[str, float] = {}
@@ -161,9 +157,10 @@ class CampaignLeague:
             cfg.pfsp_floor,
         )
         opponent = drawn.opponent
-        logged = [e for e in events if e.get("event") == "league_draw" and e.get("chunk") == chunk]
-        if logged and logged[0].get("opponent") in drawn.weights:
-            opponent = str(logged[0]["opponent"])  # a resumed chunk meets the opponent it first drew
+        logged = [e for e in events if e.event == "league_draw" and e.chunk == chunk]
+        first = logged[0].opponent if logged else None
+        if first is not None and first in drawn.weights:
+            opponent = first  # a resumed chunk meets the opponent it first drew
         fields = {
             "chunk": chunk,
             "sampling": cfg.sampling,

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from sacbot.campaign.config import Campaign, opponent_name
-from sacbot.campaign.log import CampaignLog, ResumeState, append_jsonl, read_eval_history
+from sacbot.campaign.log import CampaignLog, ResumeState
 from sacbot.campaign.retry import RetryPolicy
-from sacbot.campaign.scoring import EvalRecord, composite, score_kind, should_promote
+from sacbot.campaign.scoring import composite, score_kind, should_promote
 from sacbot.errors import UserError
 from sacbot.opponents.sampling import OpponentSampler
+from sacbot.records import BestScore, EvalRecord, append_eval, read_eval_log, write_best_score
+from sacbot.rundir import RunPaths
 
 if TYPE_CHECKING:
     from sacbot.campaign.league import CampaignLeague
@@ -65,50 +67,6 @@ class Backend(Protocol):
     def pretrain(self, report: Reporter) -> None: ...
 
     def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class RunPaths:
-    """Every file a campaign run writes lives under `out`."""
-
-    out: Path
-
-    @property
-    def weights(self) -> Path:
-        return self.out / "weights"
-
-    @property
-    def latest(self) -> Path:
-        return self.weights / "latest.zip"
-
-    @property
-    def best(self) -> Path:
-        return self.weights / "best.zip"
-
-    @property
-    def campaign_log(self) -> Path:
-        return self.out / "campaign_log.jsonl"
-
-    @property
-    def eval_log(self) -> Path:
-        return self.out / "eval_log.jsonl"
-
-    @property
-    def best_score(self) -> Path:
-        return self.out / "best_score"
-
-    @property
-    def eval_dir(self) -> Path:
-        return self.out / "eval"
-
-    @property
-    def logs(self) -> Path:
-        return self.out / "logs"
-
-    @property
-    def league(self) -> Path:
-        """The league's bot directories (frozen snapshots of `latest`, `SacSnap<chunk>/`)."""
-        return self.out / "league"
 
 
 def eval_due(campaign: Campaign, chunk: int) -> bool:
@@ -174,7 +132,7 @@ class CampaignLoop:
         """Run the budget to the end (or resume it). Raises CampaignFailed, KeyboardInterrupt."""
         self.paths.out.mkdir(parents=True, exist_ok=True)
         events = self.log.events()
-        others = {str(e.get("campaign")) for e in events if e.get("event") == "start"} - {self.campaign.name}
+        others = {str(e.campaign) for e in events if e.event == "start"} - {self.campaign.name}
         if others:
             raise UserError(
                 f"{self.paths.out} holds a run of campaign {sorted(others)[0]!r}, "
@@ -328,8 +286,7 @@ class CampaignLoop:
             self._event("eval_done", chunk=chunk, composite=None, best=self.best_composite(), promoted=False)
             return
         # Evaluate a frozen copy, so the candidate that gets promoted is exactly the one that was scored.
-        self.paths.eval_dir.mkdir(parents=True, exist_ok=True)
-        candidate = self.paths.eval_dir / f"candidate-{chunk:05d}.zip"
+        candidate = self.paths.candidate(chunk)
         from sacbot.checkpoint.atomic import atomic_write_bytes
 
         atomic_write_bytes(candidate, self.paths.latest.read_bytes())
@@ -351,10 +308,10 @@ class CampaignLoop:
                 time=round(time.time(), 3),
                 bullet_damage=score.bullet_damage,
             )
-            append_jsonl(self.paths.eval_log, record.to_json())
-            records.append(record.to_json())
-            self._report({"event": "eval_result", **record.to_json()})
-        history = read_eval_history(self.paths.eval_log)
+            append_eval(self.paths.eval_log, record)
+            records.append(record.model_dump())
+            self._report({"event": "eval_result", **record.model_dump()})
+        history = read_eval_log(self.paths.eval_log)
         names = [opponent_name(e) for e in cfg.opponents]
         value = composite(history, names, cfg.metric, cfg.window)
         incumbent = self.best_composite()
@@ -386,12 +343,8 @@ class CampaignLoop:
         arrays, meta = load_checkpoint(candidate)
         if not offer_best(self.paths.best, arrays, meta or CheckpointMeta(), value, self.kind):
             return False
-        from sacbot.checkpoint.atomic import atomic_write_text
-
-        atomic_write_text(
-            self.paths.best_score,
-            f"{value:.6f} {self.kind} chunk {chunk} {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\n",
-        )
+        promoted_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        write_best_score(self.paths, BestScore(score=value, kind=self.kind, chunk=chunk, time=promoted_at))
         self._event("promoted", chunk=chunk, composite=value)
         return True
 

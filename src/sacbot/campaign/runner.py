@@ -14,7 +14,6 @@ embedded arena. The failure then travels the ordinary detection and retry path.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import secrets
 import signal
@@ -28,9 +27,12 @@ from typing import Any
 
 from sacbot.campaign.config import Campaign, opponent_name
 from sacbot.campaign.liveness import LivenessWatch
-from sacbot.campaign.loop import ChunkFailed, ChunkOutcome, GameScore, Reporter, RunPaths
+from sacbot.campaign.loop import ChunkFailed, ChunkOutcome, GameScore, Reporter
 from sacbot.campaign.scoring import RoundWins, summarize_results
 from sacbot.errors import UserError
+from sacbot.jsonl import Follower
+from sacbot.records import MetricsLine, RoundLine, parse_rows, read_round_counter
+from sacbot.rundir import RunPaths, WeightsPaths
 
 FAULTS_ENV = "SACBOT_CAMPAIGN_FAULTS"
 _POLL_S = 0.25
@@ -81,44 +83,6 @@ def default_bots_dirs(campaign_dirs: list[Path]) -> list[Path]:
     return dirs
 
 
-def read_round_counter(path: Path) -> int | None:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8")).get("rounds")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return value if isinstance(value, int) else None
-
-
-class JsonlTail:
-    """New complete lines of a growing JSONL file since the last call (for live metrics)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            self._offset = path.stat().st_size
-        except OSError:
-            self._offset = 0
-
-    def read(self) -> list[dict[str, Any]]:
-        try:
-            with open(self.path, "rb") as fh:
-                fh.seek(self._offset)
-                data = fh.read()
-        except OSError:
-            return []
-        end = data.rfind(b"\n") + 1
-        self._offset += end
-        out = []
-        for line in data[:end].splitlines():
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(obj, dict):
-                out.append(obj)
-        return out
-
-
 @dataclass
 class LiveStats:
     """Per-chunk figures for the live view, from the bot's rounds.jsonl and training_metrics.jsonl."""
@@ -129,19 +93,17 @@ class LiveStats:
     updates_per_s: float | None = None
     _updates: tuple[float, int] | None = None
 
-    def absorb(self, rounds: list[dict[str, Any]], metrics: list[dict[str, Any]], now: float) -> None:
+    def absorb(self, rounds: list[RoundLine], metrics: list[MetricsLine]) -> None:
         for r in rounds:
-            self.skipped_turns += int(r.get("skipped_turns", 0) or 0)
+            self.skipped_turns += r.skipped_turns or 0
         for m in metrics:
-            if isinstance(m.get("alpha"), int | float):
-                self.alpha = float(m["alpha"])
-            self.losses = {k: float(v) for k, v in m.items() if "loss" in k and isinstance(v, int | float)}
-            if isinstance(m.get("updates"), int):
-                # The bot's own clock when it says, else ours.
-                at = float(m["time"]) if isinstance(m.get("time"), int | float) else now
-                if self._updates is not None and at > self._updates[0]:
-                    self.updates_per_s = (m["updates"] - self._updates[1]) / (at - self._updates[0])
-                self._updates = (at, m["updates"])
+            if m.alpha is not None:
+                self.alpha = m.alpha
+            self.losses = m.losses()
+            if m.updates is not None:  # on the bot's own clock
+                if self._updates is not None and m.time > self._updates[0]:
+                    self.updates_per_s = (m.updates - self._updates[1]) / (m.time - self._updates[0])
+                self._updates = (m.time, m.updates)
 
 
 @dataclass(frozen=True)
@@ -217,10 +179,10 @@ class ArenaBackend:
         self._report = report
         attempt = self._attempts[chunk] = self._attempts.get(chunk, 0) + 1
         weights = self.paths.weights
-        weights.mkdir(parents=True, exist_ok=True)
+        weights.folder.mkdir(parents=True, exist_ok=True)
         env = {
             **self.campaign.bot.environment(),
-            "SACBOT_WEIGHTS_DIR": str(weights.resolve()),
+            "SACBOT_WEIGHTS_DIR": str(weights.folder.resolve()),
             "SACBOT_OPPONENT": opponent_name(opponent),
             "SACBOT_EVAL_MODE": "0",
             "SACBOT_SEED": str(self.campaign.seed * 100_003 + chunk * 101 + attempt),
@@ -234,7 +196,7 @@ class ArenaBackend:
             opponent=opponent,
             rounds=rounds,
             bot_env=env,
-            counter=weights / "round_counter.json",
+            counter=weights.round_counter,
             fault=self._faults.get((chunk, attempt)),
             progress={"chunk": chunk, "attempt": attempt, "opponent": opponent_name(opponent)},
         )
@@ -243,7 +205,7 @@ class ArenaBackend:
 
     def run_eval(self, checkpoint: Path, opponent: str, rounds: int, report: Reporter) -> GameScore:
         self._report = report
-        eval_weights = self.paths.eval_dir / "weights"  # eval mode writes nothing; never the training folder
+        eval_weights = self.paths.eval_weights.folder  # eval mode writes nothing; never the training folder
         eval_weights.mkdir(parents=True, exist_ok=True)
         env = {
             **self.campaign.bot.environment(),
@@ -272,7 +234,8 @@ class ArenaBackend:
 
         cfg = self.campaign.pretrain
         assert cfg is not None
-        out = self.paths.out / "pretrain"
+        pretrain = self.paths.pretrain
+        out = pretrain.folder
         cmd = [
             sys.executable, "-m", "sacbot", "train-fast", "--opponents", cfg.opponents_arg(),
             "--steps", str(cfg.steps), "--envs", str(cfg.envs), "--out", str(out),
@@ -304,16 +267,14 @@ class ArenaBackend:
             raise UserError(f"pretrain: `sacbot train-fast` refused the settings (see {log_path})", 2)
         if done.returncode != 0:
             raise ChunkFailed(f"pretraining exited with code {done.returncode}")
-        produced = out / "latest.zip"
-        if produced.is_file():
+        if pretrain.latest.is_file():
             from sacbot.campaign.loop import copy_tree_file
-            from sacbot.checkpoint.replay_file import replay_path
 
             # The replay first: `latest` is what marks the pretraining done, and the first chunk's bot
             # loads this replay (SACBOT_REPLAY_KEEP) instead of fitting its first two fresh rounds.
-            if replay_path(out).is_file():
-                copy_tree_file(replay_path(out), replay_path(self.paths.latest.parent))
-            copy_tree_file(produced, self.paths.latest)
+            if pretrain.replay.is_file():
+                copy_tree_file(pretrain.replay, self.paths.weights.replay)
+            copy_tree_file(pretrain.latest, self.paths.latest)
 
     # -- one game -------------------------------------------------------------------------------------------
     def _game(
@@ -350,7 +311,7 @@ class ArenaBackend:
                 procs=procs,
                 bot_pid=procs[-1].pid,
                 counter=counter,
-                weights=Path(bot_env["SACBOT_WEIGHTS_DIR"]),
+                weights=WeightsPaths.of(bot_env["SACBOT_WEIGHTS_DIR"]),
                 fault=fault,
                 crash_server=self._crash_arena,
                 arena_alive=self._arena_alive if self.campaign.server.embedded else lambda: True,
@@ -384,7 +345,7 @@ class _GameWatch:
         procs: list[Any],
         bot_pid: int,
         counter: Path | None,
-        weights: Path,
+        weights: WeightsPaths,
         fault: str | None,
         crash_server: Callable[[], None],
         arena_alive: Callable[[], bool],
@@ -403,8 +364,8 @@ class _GameWatch:
         self.crash_server = crash_server
         self.arena_alive = arena_alive
         self.report = report
-        self.rounds_tail = JsonlTail(weights / "rounds.jsonl")
-        self.metrics_tail = JsonlTail(weights / "training_metrics.jsonl")
+        self.rounds_tail = Follower(weights.rounds)
+        self.metrics_tail = Follower(weights.training_metrics)
         self.stats = LiveStats()
         self.round_wins = RoundWins(names[0])
         baseline = read_round_counter(counter) if counter is not None else None
@@ -515,7 +476,7 @@ class _GameWatch:
             self.watch.round_event(msg.round_number, True, now)
             results = [_as_dict(r) for r in msg.results]
             self.round_wins.absorb(results)
-            self._round_progress(msg.round_number, results, now)
+            self._round_progress(msg.round_number, results)
             if self.fault and not self.faulted:
                 self.faulted = True
                 self._inject(self.fault)
@@ -531,8 +492,11 @@ class _GameWatch:
         except (TypeError, ValueError) as exc:
             raise UserError(f"game.setup: {exc}", exit_code=2) from None
 
-    def _round_progress(self, number: int, results: list[dict[str, Any]], now: float) -> None:
-        self.stats.absorb(self.rounds_tail.read(), self.metrics_tail.read(), now)
+    def _round_progress(self, number: int, results: list[dict[str, Any]]) -> None:
+        self.stats.absorb(
+            parse_rows(RoundLine.model_validate, self.rounds_tail.read())[0],
+            parse_rows(MetricsLine.model_validate, self.metrics_tail.read())[0],
+        )
         wins, win_rate, share, _ = summarize_results(results, self.names[0], number, self.round_wins.wins)
         self.report(
             {

@@ -9,40 +9,11 @@ which stays the truth across restarts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from sacbot.records import EvalRecord
+
 Metric = Literal["score_share", "win_rate"]
-
-
-@dataclass(frozen=True)
-class EvalRecord:
-    """One eval game of the policy against one opponent: a line of `eval_log.jsonl`."""
-
-    opponent: str
-    rounds: int
-    wins: int
-    win_rate: float
-    score_share: float
-    chunk: int
-    time: float
-    bullet_damage: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> EvalRecord:
-        return cls(
-            opponent=str(data["opponent"]),
-            rounds=int(data["rounds"]),
-            wins=int(data["wins"]),
-            win_rate=float(data["win_rate"]),
-            score_share=float(data["score_share"]),
-            chunk=int(data["chunk"]),
-            time=float(data["time"]),
-            bullet_damage=float(data.get("bullet_damage", 0.0)),
-        )
 
 
 def score_kind(metric: Metric, window: int) -> str:

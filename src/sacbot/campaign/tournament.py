@@ -335,20 +335,12 @@ def heatmap_png(
 
 def _read_lines(path: Path) -> tuple[list[PairRecord], bool]:
     """Every valid record, and whether some line was torn or foreign (to be dropped by a rewrite)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return [], False
-    records: list[PairRecord] = []
-    bad = bool(text) and not text.endswith("\n")
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            records.append(PairRecord.model_validate(json.loads(line)))
-        except (ValueError, ValidationError):
-            bad = True
-    return records, bad
+    from sacbot import jsonl
+    from sacbot.records import parse_rows
+
+    lines = jsonl.read(path)
+    records, refused = parse_rows(PairRecord.model_validate, lines.rows)
+    return records, bool(lines.malformed or refused or not lines.complete)
 
 
 def open_out_dir(out: Path, spec: TournamentSpec) -> dict[tuple[str, str], PairRecord]:
@@ -387,9 +379,9 @@ def open_out_dir(out: Path, spec: TournamentSpec) -> dict[tuple[str, str], PairR
 
 
 def append_record(out: Path, record: PairRecord) -> None:
-    from sacbot.checkpoint.atomic import append_jsonl
+    from sacbot import jsonl
 
-    append_jsonl(out / PAIRS_FILE, record.model_dump(mode="json"), allow_nan=False)
+    jsonl.append(out / PAIRS_FILE, record.model_dump(mode="json"), allow_nan=False)
 
 
 # ---- Playing -----------------------------------------------------------------------------------------------

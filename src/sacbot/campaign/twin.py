@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sacbot.errors import UserError
+from sacbot.rundir import WEIGHTS_DIR, WeightsPaths
 
 MARKER = "twin.json"
 TRAINING_BOT = "SacBot"
@@ -91,12 +92,13 @@ if "%SACBOT_PYTHON%"=="" (set "PY=python") else (set "PY=%SACBOT_PYTHON%")
 def make_twin(source: Path | None, name: str, bots_dir: Path, learning: bool) -> TwinResult:
     from sacbot.checkpoint import atomic_write_bytes, atomic_write_json, atomic_write_text, load_checkpoint
     from sacbot.checkpoint.slots import validate_opponent_name
+    from sacbot.records import write_round_counter
 
     validate_opponent_name(name)
     if name == TRAINING_BOT:
         raise UserError(f"--name: a twin cannot be called {TRAINING_BOT}", exit_code=2)
     if source is None:
-        source = bots_dir / TRAINING_BOT / "weights" / "best.zip"
+        source = WeightsPaths(bots_dir / TRAINING_BOT / WEIGHTS_DIR).best
         if not source.is_file():
             raise UserError(f"no global best at {source}; name a checkpoint with --from FILE", exit_code=2)
     load_checkpoint(source)  # refuses a corrupt or pickled archive before anything is written
@@ -107,12 +109,12 @@ def make_twin(source: Path | None, name: str, bots_dir: Path, learning: bool) ->
     if reset and not (folder / MARKER).is_file():
         raise UserError(f"{folder} exists and is not a twin made by make-twin; choose another --name", 2)
     folder.mkdir(parents=True, exist_ok=True)
-    weights = folder / "weights"
-    if weights.exists():
-        shutil.rmtree(weights)  # the reset: the twin's own training state goes back to the frozen baseline
+    weights = WeightsPaths(folder / WEIGHTS_DIR)
+    if weights.folder.exists():
+        shutil.rmtree(weights.folder)  # the reset: the twin's training state goes back to the frozen baseline
     atomic_write_bytes(folder / "frozen.zip", data)
-    atomic_write_bytes(weights / "latest.zip", data)
-    atomic_write_json(weights / "round_counter.json", {"rounds": 0, "time": time.time()})
+    atomic_write_bytes(weights.latest, data)
+    write_round_counter(weights.round_counter, 0, time.time())
     atomic_write_text(
         folder / f"{name}.json", json.dumps(_identity(bots_dir, name, learning), indent=2) + "\n"
     )

@@ -8,7 +8,6 @@
     latest_path / best_path / opponent_best_path / slot_path(weights_dir, ...) -> Path
     load_order(weights_dir, opponent) -> [Path]; load_for_game(weights_dir, opponent, specs, *, subset=False)
     atomic_write / atomic_write_bytes / atomic_write_text / atomic_write_json(path, ...)
-    append_jsonl(path, record, *, allow_nan=True)                      one fsynced line of an append-only log
     save_trainer(path, trainer, *, opponent=None, extra=None) -> CheckpointMeta     ungated (latest.zip)
     restore_trainer(path, trainer) -> CheckpointMeta | None            verified against trainer.array_specs()
     specs_of(arrays) -> specs; e.g. load_checkpoint(best, specs_of(trainer.actor_arrays()), subset=True)
@@ -28,7 +27,6 @@ from sacbot.checkpoint.archive import (
     specs_of,
 )
 from sacbot.checkpoint.atomic import (
-    append_jsonl,
     atomic_write,
     atomic_write_bytes,
     atomic_write_json,
@@ -37,12 +35,6 @@ from sacbot.checkpoint.atomic import (
 )
 from sacbot.checkpoint.gate import GateDecision, decide, rank
 from sacbot.checkpoint.slots import (
-    BEST,
-    LATEST,
-    OPPONENTS_DIR,
-    ROUND_COUNTER,
-    ROUNDS,
-    TRAINING_METRICS,
     LoadedCheckpoint,
     PromoteResult,
     best_path,
@@ -60,13 +52,7 @@ from sacbot.checkpoint.slots import (
 from sacbot.checkpoint.trainer_io import TrainerState, restore_trainer, save_trainer, trainer_meta
 
 __all__ = [
-    "BEST",
     "FORMAT",
-    "LATEST",
-    "OPPONENTS_DIR",
-    "ROUNDS",
-    "ROUND_COUNTER",
-    "TRAINING_METRICS",
     "VERSION",
     "ArraySpecs",
     "CheckpointError",
@@ -74,7 +60,6 @@ __all__ = [
     "GateDecision",
     "LoadedCheckpoint",
     "PromoteResult",
-    "append_jsonl",
     "atomic_write",
     "atomic_write_bytes",
     "atomic_write_json",

@@ -1,5 +1,5 @@
-"""The one atomic writer for every piece of state on disk (checkpoints, round counters, small JSON files),
-and the one appender of JSONL lines (`append_jsonl`).
+"""The one atomic writer for every piece of state on disk (checkpoints, round counters, small JSON files).
+(JSONL logs are appended, not replaced: `sacbot.jsonl`.)
 
 A temporary file in the target's own folder (so the rename never crosses a filesystem) is written, flushed and
 fsynced, renamed over the target, and then the folder is fsynced so the rename itself survives a power cut.
@@ -87,24 +87,6 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
 def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> None:
     """Atomically replace `path` with `obj` as JSON plus a trailing newline (e.g. round_counter.json)."""
     atomic_write_text(path, json.dumps(obj, sort_keys=True) + "\n")
-
-
-def append_jsonl(path: str | os.PathLike[str], record: dict[str, Any], *, allow_nan: bool = True) -> None:
-    """Append one JSON object as one line (the append-only logs and metrics), then fsync.
-
-    Not a replace: one `write` on an O_APPEND descriptor, so a line is never interleaved with another
-    writer's and a kill tears at most this last line (the readers skip a torn line). The folder is created
-    when missing. `allow_nan=False` refuses NaN and infinities (ValueError) instead of writing them.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    line = (json.dumps(record, sort_keys=True, allow_nan=allow_nan) + "\n").encode("utf-8")
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def remove_stale_temps(folder: str | os.PathLike[str], older_than_s: float = 3600.0) -> list[Path]:

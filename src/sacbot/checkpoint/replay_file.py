@@ -1,4 +1,5 @@
-"""`replay.npz`: the sequence replay kept across processes, next to `latest.zip` in a weights folder.
+"""`replay.npz`: the sequence replay kept across processes, next to `latest.zip` in a weights folder
+(`sacbot.rundir.WeightsPaths.replay`).
 
 `sacbot play` restarts for every campaign chunk; with an empty replay its trainer would start updating after
 two fresh rounds and fit them (the real-time chunks made the bot worse that way). So a trainer writes the
@@ -23,12 +24,7 @@ import numpy as np
 from sacbot.checkpoint.archive import CheckpointError
 from sacbot.checkpoint.atomic import atomic_write_bytes
 
-REPLAY = "replay.npz"
 STEP_ARRAYS = ("obs", "next_obs", "action", "reward", "done", "hidden")
-
-
-def replay_path(weights_dir: Path) -> Path:
-    return weights_dir / REPLAY
 
 
 def save_replay(path: Path, arrays: dict[str, np.ndarray]) -> None:
@@ -73,4 +69,4 @@ def load_replay(path: Path, state_dim: int, action_dim: int, hidden_dim: int) ->
     return arrays
 
 
-__all__ = ["REPLAY", "load_replay", "replay_path", "save_replay"]
+__all__ = ["load_replay", "save_replay"]

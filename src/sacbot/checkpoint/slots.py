@@ -1,10 +1,9 @@
-"""The weights folder: slot paths, the load order for a game, and the gated writer of best slots.
+"""A weights folder's checkpoint slots: their paths, the load order for a game, the gated writer of bests.
 
-Layout of a weights folder:
+The slots (the rest of a weights folder: `sacbot.rundir`):
     latest.zip                 full training state, for resume (written every save, ungated)
     best.zip                   the global best (gated)
     opponents/<Opponent>.zip   the best against one opponent (gated; one slot never touches another)
-    training_metrics.jsonl, rounds.jsonl, round_counter.json   written by others, beside the slots
 Load order for a game against opponent X: opponents/X.zip, then best.zip, then a fresh random init.
 """
 
@@ -30,14 +29,7 @@ from sacbot.checkpoint.archive import (
 )
 from sacbot.checkpoint.gate import GateDecision, decide
 from sacbot.errors import UserError
-
-LATEST = "latest"
-BEST = "best"
-OPPONENTS_DIR = "opponents"
-SUFFIX = ".zip"
-TRAINING_METRICS = "training_metrics.jsonl"
-ROUNDS = "rounds.jsonl"
-ROUND_COUNTER = "round_counter.json"
+from sacbot.rundir import BEST, LATEST, OPPONENTS_DIR, SLOT_SUFFIX, WeightsPaths
 
 _OPPONENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 _RESERVED = (
@@ -66,15 +58,15 @@ def validate_opponent_name(name: str) -> str:
 
 
 def latest_path(weights_dir: str | os.PathLike[str]) -> Path:
-    return Path(weights_dir) / (LATEST + SUFFIX)
+    return WeightsPaths.of(weights_dir).latest
 
 
 def best_path(weights_dir: str | os.PathLike[str]) -> Path:
-    return Path(weights_dir) / (BEST + SUFFIX)
+    return WeightsPaths.of(weights_dir).best
 
 
 def opponent_best_path(weights_dir: str | os.PathLike[str], opponent: str) -> Path:
-    return Path(weights_dir) / OPPONENTS_DIR / (validate_opponent_name(opponent) + SUFFIX)
+    return WeightsPaths.of(weights_dir).opponent(validate_opponent_name(opponent))
 
 
 def slot_path(weights_dir: str | os.PathLike[str], slot: str) -> Path:
@@ -89,21 +81,20 @@ def slot_path(weights_dir: str | os.PathLike[str], slot: str) -> Path:
 def slot_label(path: str | os.PathLike[str]) -> str:
     """The slot name a path stands for: `best`, `latest`, `opponents/<X>`, else the file name."""
     target = Path(path)
-    if target.parent.name == OPPONENTS_DIR and target.suffix == SUFFIX:
+    if target.parent.name == OPPONENTS_DIR and target.suffix == SLOT_SUFFIX:
         return f"{OPPONENTS_DIR}/{target.stem}"
-    return target.stem if target.suffix == SUFFIX else target.name
+    return target.stem if target.suffix == SLOT_SUFFIX else target.name
 
 
 def list_slots(weights_dir: str | os.PathLike[str]) -> list[tuple[str, Path]]:
     """Existing slots in display order: latest, best, then opponents by name."""
-    folder = Path(weights_dir)
-    found = [
-        (name, folder / (name + SUFFIX)) for name in (LATEST, BEST) if (folder / (name + SUFFIX)).is_file()
-    ]
-    opponents = folder / OPPONENTS_DIR
-    if opponents.is_dir():
+    folder = WeightsPaths.of(weights_dir)
+    found = [(name, folder.slot(name)) for name in (LATEST, BEST) if folder.slot(name).is_file()]
+    if folder.opponents.is_dir():
         found += [
-            (f"{OPPONENTS_DIR}/{p.stem}", p) for p in sorted(opponents.glob("*" + SUFFIX)) if p.is_file()
+            (f"{OPPONENTS_DIR}/{p.stem}", p)
+            for p in sorted(folder.opponents.glob("*" + SLOT_SUFFIX))
+            if p.is_file()
         ]
     return found
 

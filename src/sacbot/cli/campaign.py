@@ -33,9 +33,10 @@ def train_campaign(
     from rich.live import Live
 
     from sacbot.campaign.config import load_campaign
-    from sacbot.campaign.loop import CampaignLoop, RunPaths
+    from sacbot.campaign.loop import CampaignLoop
     from sacbot.campaign.runner import ArenaBackend
     from sacbot.campaign.view import CampaignView
+    from sacbot.rundir import RunPaths
 
     campaign = load_campaign(file)
     if tensorboard is not None:

@@ -19,8 +19,6 @@ win rates and the games drawn since the last line.
 
 from __future__ import annotations
 
-import json
-import os
 import random
 import re
 from collections import deque
@@ -35,10 +33,10 @@ from sacbot.errors import UserError
 from sacbot.opponents import ClassicBot, make_opponent, opponent_class
 from sacbot.opponents.sampling import LeagueConfig, league_weights
 from sacbot.protocol import BotIntent, GameStartedEventForBot, TickEventForBot
+from sacbot.records import TRAIN_FAST, read_round_tail
+from sacbot.rundir import WeightsPaths
 
 FAST_SNAPSHOT_PREFIX = "FastSnap"  # the learner's in-process snapshots: FastSnap<env steps>
-LEAGUE_LOG = "league.jsonl"
-LEAGUE_DIR = "league"
 SAMPLINGS = ("spread", "weights", "pfsp")
 _SNAPSHOT_FILE = re.compile(rf"^{FAST_SNAPSHOT_PREFIX}(\d+)\.zip$")
 _TAIL_BYTES = 1 << 20  # enough of rounds.jsonl to refill the PFSP windows
@@ -126,7 +124,7 @@ class FastLeague:
         for name, weight in opponents:
             self.base[name] = self.base.get(name, 0.0) + weight
         self.out = Path(out)
-        self.folder = self.out / LEAGUE_DIR
+        self.folder = WeightsPaths(self.out).league
         self.seed = seed
         self.radar_mode: RadarMode = "lock"  # the run's, from `start`
         self.snapshots: dict[str, Any] = {}  # label -> FastActor, oldest first
@@ -160,7 +158,7 @@ class FastLeague:
             path.unlink(missing_ok=True)  # beyond the cap: a kill came between a save and its cleanup
         for steps, path in found[-self.config.snapshot_cap :]:
             self.snapshots[snapshot_label(steps)] = self._load(path)
-        self._refill(self.out / "rounds.jsonl")
+        self._refill(WeightsPaths(self.out).rounds)
 
     def _actor(self, arrays: Mapping[str, np.ndarray]) -> Any:
         from sacbot.agent.inference import FastActor
@@ -174,22 +172,10 @@ class FastLeague:
         return self._actor(arrays)
 
     def _refill(self, rounds_log: Path) -> None:
-        """PFSP windows from the tail of a previous run's rounds.jsonl."""
-        try:
-            with rounds_log.open("rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                start = max(0, handle.tell() - _TAIL_BYTES)
-                handle.seek(start)
-                lines = handle.read().decode("utf-8", errors="replace").splitlines()
-        except OSError:
-            return
-        for line in lines[1:] if start > 0 else lines:
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue  # a torn line from a kill
-            if isinstance(row, dict) and row.get("written_by") == "sacbot train-fast":
-                self.record(row)
+        """PFSP windows from the tail of a previous run's rounds.jsonl (its train-fast rounds)."""
+        for line in read_round_tail(rounds_log, _TAIL_BYTES):
+            if line.written_by == TRAIN_FAST:
+                self.record({"outcome": line.outcome, "opponent": line.opponent})
 
     # -- the pool -------------------------------------------------------------------------------------------
 
@@ -233,7 +219,8 @@ class FastLeague:
         the cap leaves (its file too)."""
         import dataclasses
 
-        from sacbot.checkpoint import append_jsonl, save_checkpoint
+        from sacbot import jsonl
+        from sacbot.checkpoint import save_checkpoint
 
         label = snapshot_label(env_steps)
         save_checkpoint(
@@ -244,8 +231,8 @@ class FastLeague:
         removed = list(self.snapshots)[: max(0, len(self.snapshots) - self.config.snapshot_cap)]
         for old in removed:
             del self.snapshots[old]
-        append_jsonl(
-            self.out / LEAGUE_LOG,
+        jsonl.append(
+            WeightsPaths(self.out).league_log,
             {"event": "snapshot", "name": label, "env_steps": env_steps, "pool": list(self.snapshots),
              "removed": removed},
         )  # fmt: skip

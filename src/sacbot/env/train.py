@@ -28,7 +28,6 @@ Rounds against snapshots train the learner like any other round, but stay out of
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import time
@@ -41,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from sacbot.agent.features import RadarMode
-from sacbot.env.league import LEAGUE_LOG, FastLeague, parse_weighted_opponents
+from sacbot.env.league import FastLeague, parse_weighted_opponents
 from sacbot.env.vector import VecTankRoyaleEnv
 from sacbot.errors import UserError
 from sacbot.opponents.sampling import LeagueConfig
@@ -126,12 +125,11 @@ def train_fast(
             raise UserError("--sampling weights or pfsp steps the arenas in this process: --workers 0", 2)
         names = tuple(dict.fromkeys(name for name, w in weighted if w > 0))
         league = FastLeague([(n, w) for n, w in weighted if w > 0], league_config, Path(out), seed=seed)
+    from sacbot import jsonl
     from sacbot.agent.inference import FastActor
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
     from sacbot.checkpoint import (
         CheckpointMeta,
-        append_jsonl,
-        atomic_write_json,
         best_path,
         latest_path,
         offer_best,
@@ -139,8 +137,9 @@ def train_fast(
         restore_trainer,
         save_checkpoint,
     )
-    from sacbot.checkpoint.replay_file import load_replay, replay_path, save_replay
-    from sacbot.checkpoint.slots import ROUND_COUNTER, ROUNDS, TRAINING_METRICS
+    from sacbot.checkpoint.replay_file import load_replay, save_replay
+    from sacbot.records import TRAIN_FAST, read_round_counter, write_round_counter
+    from sacbot.rundir import WeightsPaths
 
     if steps < 1 or envs < 1 or updates_per_step < 0:
         raise UserError("--steps and --envs must be at least 1, --updates-per-step at least 0", exit_code=2)
@@ -148,6 +147,7 @@ def train_fast(
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} exists and is not a folder", exit_code=2)
     out.mkdir(parents=True, exist_ok=True)
+    folder = WeightsPaths(out)
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
@@ -193,20 +193,14 @@ def train_fast(
     if latest_path(out).is_file():
         restore_trainer(latest_path(out), trainer)
         say(f"resumed from {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
-        if replay_keep > 0 and replay_path(out).is_file():
-            kept = load_replay(replay_path(out), sizes.state_dim, sizes.action_dim, sizes.hidden)
+        if replay_keep > 0 and folder.replay.is_file():
+            kept = load_replay(folder.replay, sizes.state_dim, sizes.action_dim, sizes.hidden)
             say(f"replay: {len(kept['lengths'])} kept rounds ({trainer.replay.extend_rounds(kept)} steps)")
     if league is not None:
         league.start(trainer.env_steps, trainer.actor_arrays(), trainer.config.sizes, mode)
         if league.snapshots:
             say(f"league: snapshots {', '.join(league.snapshots)} from {league.folder}")
-    rounds_total = 0
-    counter = out / ROUND_COUNTER
-    if counter.is_file():
-        try:
-            rounds_total = int(json.loads(counter.read_text())["rounds"])
-        except (ValueError, KeyError, TypeError):
-            rounds_total = 0
+    rounds_total = read_round_counter(folder.round_counter) or 0
     blas_limit = None
     if torch_threads:
         import torch
@@ -245,7 +239,7 @@ def train_fast(
             network_sizes=trainer.network_sizes(),
             extra={
                 "round_total": rounds_total,
-                "written_by": "sacbot train-fast",
+                "written_by": TRAIN_FAST,
                 "opponents": list(names),
                 "sampling": "spread" if league_config is None else league_config.sampling,
                 "radar_mode": radar_mode,
@@ -269,15 +263,15 @@ def train_fast(
             offer_best(best_path(out), arrays, meta, _share(overall), kind)
         metrics_line = {
             **last_metrics, "time": time.time(), "env_steps": trainer.env_steps, "updates": trainer.updates,
-            "written_by": "sacbot train-fast",
+            "written_by": TRAIN_FAST,
         }  # fmt: skip
-        append_jsonl(out / TRAINING_METRICS, metrics_line)
+        jsonl.append(folder.training_metrics, metrics_line)
         if board is not None:
             board.train_pass(metrics_line, trainer.env_steps)
             board.flush()
         if league is not None:
-            append_jsonl(out / LEAGUE_LOG, {"time": time.time(), **league.pool_line(trainer.env_steps)})
-        atomic_write_json(counter, {"rounds": rounds_total, "time": time.time()})
+            jsonl.append(folder.league_log, {"time": time.time(), **league.pool_line(trainer.env_steps)})
+        write_round_counter(folder.round_counter, rounds_total, time.time())
         say(f"saved {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
 
     try:
@@ -308,10 +302,10 @@ def train_fast(
                         overall.append(pair)
                         wins[result["opponent"]] += result["outcome"] == "won"
                     round_line = {
-                        "time": time.time(), "round_total": rounds_total, "written_by": "sacbot train-fast",
+                        "time": time.time(), "round_total": rounds_total, "written_by": TRAIN_FAST,
                         "reward_sum": round(sum(buf.rewards), 6), **result,
                     }  # fmt: skip
-                    append_jsonl(out / ROUNDS, round_line)
+                    jsonl.append(folder.rounds, round_line)
                     if board is not None:
                         board.round_end(round_line, trainer.env_steps)
                     buffers[i] = _RoundBuffer(obs=[next_obs[i].copy()])
@@ -350,9 +344,9 @@ def train_fast(
     if replay_keep > 0:
         # For whoever trains on from latest.zip (the next `sacbot play` of a campaign, a resumed run).
         kept = trainer.replay.export_rounds(replay_keep)
-        save_replay(replay_path(out), kept)
+        save_replay(folder.replay, kept)
         rounds, kept_steps = len(kept["lengths"]), int(kept["lengths"].sum())
-        say(f"kept {rounds} rounds ({kept_steps} steps) of replay in {replay_path(out)}")
+        say(f"kept {rounds} rounds ({kept_steps} steps) of replay in {folder.replay}")
     return FastTrainingSummary(
         env_steps=trainer.env_steps,
         updates=trainer.updates,

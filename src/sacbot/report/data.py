@@ -15,8 +15,9 @@ The files (written by `sacbot train-campaign`, `sacbot play` and `sacbot train-f
 A bare weights folder (`sacbot play`'s `SACBOT_WEIGHTS_DIR`, or a `sacbot train-fast --out` folder) is read as
 a run with only `weights/` (and its `league.jsonl` as the fast league): see `WEIGHTS_FOLDER_FILES`.
 
-Every optional field may be missing or null. A line that is not a JSON object, or lacks a field its file
-cannot do without (a metrics line without `time`/`env_steps`), is malformed: counted per file, never fatal.
+Each line is read through its record model (`sacbot.records`): every optional field may be missing, null or
+odd (read as missing). A line that is not a JSON object, or that its model refuses (a metrics line without
+`time`/`env_steps`), is malformed: counted per file, never fatal.
 
 Wall time is *active* time: the sum of the campaign's sessions (each `start` event to the last thing written
 before the next one), so the hours a stopped campaign sat idle before being resumed do not stretch the curves.
@@ -25,30 +26,41 @@ before the next one), so the hours a stopped campaign sat idle before being resu
 from __future__ import annotations
 
 import bisect
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
 
-from sacbot.campaign.scoring import EvalRecord, composite
+from sacbot import jsonl
+from sacbot.campaign.scoring import composite
+from sacbot.records import (
+    LEAGUE_LINE,
+    TRAIN_FAST,
+    CampaignEvent,
+    EvalRecord,
+    LeagueLine,
+    LeaguePoolLine,
+    LeagueSnapshotLine,
+    MetricsLine,
+    RoundLine,
+    eval_history,
+    parse_rows,
+)
+from sacbot.rundir import LEAGUE_LOG, ROUNDS, TRAINING_METRICS, RunPaths
 
-CAMPAIGN_LOG = "campaign_log.jsonl"
-EVAL_LOG = "eval_log.jsonl"
-PLAY_METRICS = "weights/training_metrics.jsonl"
-PLAY_ROUNDS = "weights/rounds.jsonl"
-PRETRAIN_METRICS = "pretrain/training_metrics.jsonl"
-PRETRAIN_ROUNDS = "pretrain/rounds.jsonl"
-FAST_LEAGUE = "pretrain/league.jsonl"
+_RUN = RunPaths(Path())  # a run folder's files, relative to it
+CAMPAIGN_LOG = _RUN.campaign_log.as_posix()
+EVAL_LOG = _RUN.eval_log.as_posix()
+PLAY_METRICS = _RUN.weights.training_metrics.as_posix()
+PLAY_ROUNDS = _RUN.weights.rounds.as_posix()
+PRETRAIN_METRICS = _RUN.pretrain.training_metrics.as_posix()
+PRETRAIN_ROUNDS = _RUN.pretrain.rounds.as_posix()
+FAST_LEAGUE = _RUN.pretrain.league_log.as_posix()
 JSONL_FILES = (
     CAMPAIGN_LOG, EVAL_LOG, PLAY_METRICS, PLAY_ROUNDS, PRETRAIN_METRICS, PRETRAIN_ROUNDS, FAST_LEAGUE
 )  # fmt: skip
 # A bare weights folder's files, and where they stand in a campaign run folder.
-WEIGHTS_FOLDER_FILES = {
-    "training_metrics.jsonl": PLAY_METRICS,
-    "rounds.jsonl": PLAY_ROUNDS,
-    "league.jsonl": FAST_LEAGUE,
-}
+WEIGHTS_FOLDER_FILES = {TRAINING_METRICS: PLAY_METRICS, ROUNDS: PLAY_ROUNDS, LEAGUE_LOG: FAST_LEAGUE}
 LOSS_KEYS = ("critic_loss", "actor_loss", "alpha_loss", "kickstart_loss")
 TRAINING_WINDOW = 50  # rounds in the training win-rate's moving window
 SHARE_WINDOW = 50  # rounds in the per-round score share's moving average
@@ -57,39 +69,6 @@ MIN_OPPONENT_ROUNDS = 10  # rounds against one opponent before its training win-
 # The learner's own snapshots in a pool (`sacbot.campaign.config.SNAPSHOT_PREFIX`, `sacbot.env.league.
 # FAST_SNAPSHOT_PREFIX`; spelled here so a report does not import the trainer): drawn as one group each.
 SNAPSHOT_PREFIXES = ("SacSnap", "FastSnap")
-TRAIN_FAST = "sacbot train-fast"  # the `written_by` of train-fast's lines
-
-
-def parse_jsonl(text: str) -> tuple[list[dict[str, Any]], int]:
-    """(object lines, malformed line count); blank lines are neither."""
-    rows: list[dict[str, Any]] = []
-    bad = 0
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            bad += 1
-            continue
-        if isinstance(obj, dict):
-            rows.append(obj)
-        else:
-            bad += 1
-    return rows, bad
-
-
-def _num(value: Any) -> float | None:
-    """A finite number, else None (bools are not numbers here; NaN and inf are treated as missing)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
-def _int(value: Any) -> int | None:
-    number = _num(value)
-    return int(number) if number is not None else None
 
 
 @dataclass(frozen=True)
@@ -105,103 +84,24 @@ class MetricPoint:
     replay_size: int | None = None
 
 
-@dataclass(frozen=True)
-class RoundRow:
-    """The fields of a rounds.jsonl line a report uses (play's or train-fast's)."""
-
-    time: float | None
-    outcome: str | None
-    skipped_turns: int
-    p99_ms: float | None
-    max_ms: float | None
-    dropped: int
-    opponent: str | None = None
-    own_score: float | None = None  # play: own_score; train-fast: score (None: a truncated round)
-    enemy_score: float | None = None  # play: enemy_score; train-fast: opponent_score
-    written_by: str | None = None
-
-
-def metric_points(rows: Sequence[dict[str, Any]], source: str) -> tuple[list[MetricPoint], int]:
-    points: list[MetricPoint] = []
-    bad = 0
-    for row in rows:
-        at, steps = _num(row.get("time")), _int(row.get("env_steps"))
-        if at is None or steps is None:
-            bad += 1
-            continue
-        points.append(
-            MetricPoint(
-                time=at,
-                env_steps=steps,
-                source=source,
-                updates=_int(row.get("updates")),
-                losses={key: _num(row.get(key)) for key in LOSS_KEYS},
-                alpha=_num(row.get("alpha")),
-                replay_size=_int(row.get("replay_size")),
-            )
-        )
-    return points, bad
-
-
-def eval_records(rows: Sequence[dict[str, Any]]) -> tuple[list[EvalRecord], int]:
-    """Eval lines, the last line per (opponent, chunk) kept (a rerun eval replaces its partial first try)."""
-    latest: dict[tuple[str, int], EvalRecord] = {}
-    bad = 0
-    for row in rows:
-        try:
-            rec = EvalRecord.from_json(row)
-        except (KeyError, TypeError, ValueError):
-            bad += 1
-            continue
-        if not all(math.isfinite(v) for v in (rec.win_rate, rec.score_share, rec.time)):
-            bad += 1
-            continue
-        latest.pop((rec.opponent, rec.chunk), None)
-        latest[(rec.opponent, rec.chunk)] = rec
-    return list(latest.values()), bad
-
-
-def campaign_events(rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    good = [r for r in rows if isinstance(r.get("event"), str) and _num(r.get("time")) is not None]
-    return good, len(rows) - len(good)
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def round_rows(rows: Sequence[dict[str, Any]]) -> list[RoundRow]:
+def metric_points(lines: Sequence[MetricsLine], source: str) -> list[MetricPoint]:
     return [
-        RoundRow(
-            time=_num(r.get("time")),
-            outcome=_str(r.get("outcome")),
-            skipped_turns=_int(r.get("skipped_turns")) or 0,
-            p99_ms=_num(r.get("tick_to_intent_p99_ms")),
-            max_ms=_num(r.get("tick_to_intent_max_ms")),
-            dropped=_int(r.get("dropped_transitions")) or 0,
-            opponent=_str(r.get("opponent")),
-            own_score=_num(r.get("own_score", r.get("score"))),
-            enemy_score=_num(r.get("enemy_score", r.get("opponent_score"))),
-            written_by=_str(r.get("written_by")),
+        MetricPoint(
+            time=line.time,
+            env_steps=line.env_steps,
+            source=source,
+            updates=line.updates,
+            losses={key: getattr(line, key) for key in LOSS_KEYS},
+            alpha=line.alpha,
+            replay_size=line.replay_size,
         )
-        for r in rows
+        for line in lines
     ]
-
-
-def league_rows(rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """train-fast's league.jsonl: `pool` lines (env_steps, pool probabilities) and `snapshot` lines."""
-    good = [
-        r
-        for r in rows
-        if (r.get("event") == "pool" and _int(r.get("env_steps")) is not None and _probabilities(r))
-        or (r.get("event") == "snapshot" and _int(r.get("env_steps")) is not None)
-    ]
-    return good, len(rows) - len(good)
 
 
 @dataclass(frozen=True)
 class BestInfo:
-    """The global best as the run folder tells it: `best_score` text mirror and/or best.zip's metadata."""
+    """The global best as the run folder tells it: the `best_score.json` mirror and/or best.zip's metadata."""
 
     score: float | None = None
     kind: str | None = None
@@ -209,29 +109,17 @@ class BestInfo:
     env_steps: int | None = None
 
 
-def parse_best_score(text: str | None) -> BestInfo:
-    """`<score> <kind> chunk <n> <iso time>` (the campaign's mirror for people); anything else -> empty."""
-    parts = (text or "").split()
-    try:
-        score = float(parts[0])
-    except (IndexError, ValueError):
-        return BestInfo()
-    kind = parts[1] if len(parts) > 1 else None
-    chunk = int(parts[3]) if len(parts) > 3 and parts[2] == "chunk" and parts[3].isdigit() else None
-    return BestInfo(score=score if math.isfinite(score) else None, kind=kind, chunk=chunk)
-
-
 @dataclass
 class RunData:
     """Everything a report reads from one run folder."""
 
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[CampaignEvent] = field(default_factory=list)
     evals: list[EvalRecord] = field(default_factory=list)
     metrics: list[MetricPoint] = field(default_factory=list)  # play and pretrain, by time
-    rounds: list[RoundRow] = field(default_factory=list)  # play's rounds only (a bare folder's rounds)
+    rounds: list[RoundLine] = field(default_factory=list)  # play's rounds only (a bare folder's rounds)
     pretrain_rounds: int = 0
-    pretrain_round_rows: list[RoundRow] = field(default_factory=list)
-    fast_league: list[dict[str, Any]] = field(default_factory=list)  # train-fast's league.jsonl lines
+    pretrain_round_rows: list[RoundLine] = field(default_factory=list)
+    fast_league: list[LeagueLine] = field(default_factory=list)  # train-fast's league.jsonl lines
     # "campaign" (a run folder), or a bare weights folder: "play" (sacbot play's) or "train-fast"
     kind: str = "campaign"
     # (time, won) of every training round, pretraining's and play's, in time order
@@ -252,34 +140,33 @@ def parse_run(
     bare weights folder's (see `weights_folder_texts`); its kind ("play" or "train-fast") follows from the
     lines' `written_by`."""
     data = RunData(best=best or BestInfo())
-    parsed: dict[str, list[dict[str, Any]]] = {}
+    rows: dict[str, list[jsonl.Row]] = {}
     for name in JSONL_FILES:
         text = texts.get(name)
-        rows, bad = parse_jsonl(text) if text is not None else ([], 0)
-        parsed[name] = rows
-        if bad:
-            data.malformed[name] = bad
-    data.events, bad = campaign_events(parsed[CAMPAIGN_LOG])
+        lines = jsonl.parse(text) if text is not None else jsonl.Lines()
+        rows[name] = lines.rows
+        _count(data.malformed, name, lines.malformed)
+    data.events, bad = parse_rows(CampaignEvent.model_validate, rows[CAMPAIGN_LOG])
     _count(data.malformed, CAMPAIGN_LOG, bad)
-    data.evals, bad = eval_records(parsed[EVAL_LOG])
+    data.evals, bad = eval_history(rows[EVAL_LOG])
     _count(data.malformed, EVAL_LOG, bad)
-    play, bad = metric_points(parsed[PLAY_METRICS], "play")
+    play, bad = parse_rows(MetricsLine.model_validate, rows[PLAY_METRICS])
     _count(data.malformed, PLAY_METRICS, bad)
-    pre, bad = metric_points(parsed[PRETRAIN_METRICS], "pretrain")
+    pre, bad = parse_rows(MetricsLine.model_validate, rows[PRETRAIN_METRICS])
     _count(data.malformed, PRETRAIN_METRICS, bad)
-    data.metrics = sorted(pre + play, key=lambda p: p.time)
-    data.rounds = round_rows(parsed[PLAY_ROUNDS])
-    data.pretrain_round_rows = round_rows(parsed[PRETRAIN_ROUNDS])
-    data.pretrain_rounds = len(parsed[PRETRAIN_ROUNDS])
+    data.metrics = sorted(metric_points(pre, "pretrain") + metric_points(play, "play"), key=lambda p: p.time)
+    data.rounds = parse_rows(RoundLine.model_validate, rows[PLAY_ROUNDS])[0]  # every object is a round line
+    data.pretrain_round_rows = parse_rows(RoundLine.model_validate, rows[PRETRAIN_ROUNDS])[0]
+    data.pretrain_rounds = len(data.pretrain_round_rows)
     data.training_outcomes = sorted(
         (r.time, r.outcome == "won")
         for r in data.pretrain_round_rows + data.rounds
         if r.time is not None and r.outcome is not None
     )
-    data.fast_league, bad = league_rows(parsed[FAST_LEAGUE])
+    data.fast_league, bad = parse_rows(LEAGUE_LINE.validate_python, rows[FAST_LEAGUE])
     _count(data.malformed, FAST_LEAGUE, bad)
     if weights_folder:
-        writers = {r.get("written_by") for r in parsed[PLAY_ROUNDS] + parsed[PLAY_METRICS]}
+        writers = {r.written_by for r in data.rounds} | {m.written_by for m in play}
         data.kind = "train-fast" if TRAIN_FAST in writers else "play"
     return data
 
@@ -298,7 +185,7 @@ def _count(malformed: dict[str, int], name: str, bad: int) -> None:
 
 
 def all_times(data: RunData) -> list[float]:
-    times = [float(e["time"]) for e in data.events]
+    times = [e.time for e in data.events]
     times += [r.time for r in data.evals] + [p.time for p in data.metrics]
     times += [r.time for r in data.rounds if r.time is not None]
     return sorted(times)
@@ -324,7 +211,7 @@ def active_clock(data: RunData) -> ActiveClock:
     times = all_times(data)
     if not times:
         return ActiveClock((0.0,), (0.0,), 0.0, 0.0)
-    starts = sorted(float(e["time"]) for e in data.events if e["event"] == "start")
+    starts = sorted(e.time for e in data.events if e.event == "start")
     if not starts or starts[0] > times[0]:
         starts.insert(0, times[0])  # something was written before the first logged start
     offsets: list[float] = []
@@ -385,10 +272,8 @@ def composite_series(data: RunData, clock: ActiveClock) -> tuple[list[Point], st
         label = f"composite ({metric}, {window})"
     points = []
     for ev in data.events:
-        value = _num(ev.get("composite"))
-        if ev["event"] == "eval_done" and value is not None:
-            t = float(ev["time"])
-            points.append(Point(env_steps_at(data.metrics, t), clock(t), value, _int(ev.get("chunk"))))
+        if ev.event == "eval_done" and ev.composite is not None:
+            points.append(Point(env_steps_at(data.metrics, ev.time), clock(ev.time), ev.composite, ev.chunk))
     if points or data.events:
         return points, label
     names = eval_opponents(data.evals)
@@ -500,10 +385,10 @@ def alpha_series(metrics: Sequence[MetricPoint]) -> list[tuple[int, float]]:
     return [(p.env_steps, p.alpha) for p in metrics if p.alpha is not None]
 
 
-def session_boundaries(events: Sequence[dict[str, Any]]) -> list[float]:
+def session_boundaries(events: Sequence[CampaignEvent]) -> list[float]:
     """Moments a new process began (a campaign start, a chunk attempt, the switch from pretraining)."""
     kinds = ("start", "chunk_start", "pretrain_start", "pretrain_done")
-    return sorted(float(e["time"]) for e in events if e["event"] in kinds)
+    return sorted(e.time for e in events if e.event in kinds)
 
 
 def updates_per_s_series(
@@ -562,14 +447,12 @@ def rounds_what(data: RunData) -> str:
     return "in-process train-fast" if data.kind == "train-fast" else "real-time"
 
 
-def share_rounds(rows: Sequence[RoundRow]) -> list[ShareRound]:
+def share_rounds(rows: Sequence[RoundLine]) -> list[ShareRound]:
     """The rounds that carry both scores (a truncated train-fast round has none), numbered in file order."""
-    scored = [r for r in rows if r.own_score is not None and r.enemy_score is not None]
+    scored = [(r, own, enemy) for r in rows if (own := r.own) is not None and (enemy := r.enemy) is not None]
     return [
-        ShareRound(
-            i + 1, opponent_group(r.opponent), r.own_score or 0.0, r.enemy_score or 0.0, r.outcome == "won"
-        )
-        for i, r in enumerate(scored)
+        ShareRound(i + 1, opponent_group(r.opponent), own, enemy, r.outcome == "won")
+        for i, (r, own, enemy) in enumerate(scored)
     ]
 
 
@@ -655,17 +538,6 @@ def share_by_opponent(
 # -- the league's opponent mix -------------------------------------------------------------------------------
 
 
-def _probabilities(row: Mapping[str, Any]) -> dict[str, float] | None:
-    """A draw's name -> probability (`probabilities`, else `pool` when it is such a table); else None."""
-    for key in ("probabilities", "pool"):
-        value = row.get(key)
-        if isinstance(value, dict) and value:
-            probs = {str(k): _num(v) for k, v in value.items()}
-            if all(v is not None and v >= 0 for v in probs.values()):
-                return {k: float(v or 0.0) for k, v in probs.items()}
-    return None
-
-
 @dataclass(frozen=True)
 class LeagueMix:
     """The pool's probabilities at each x (chunk, or env steps), per opponent group (snapshots grouped,
@@ -704,40 +576,36 @@ def _mix(
     return LeagueMix(x_label, [x for x, _ in points], shares, drawn, snaps)
 
 
-def league_draws(events: Sequence[dict[str, Any]]) -> dict[int, dict[str, Any]]:
-    """Chunk -> its first `league_draw` event with a probability table (a resumed chunk keeps the opponent its
-    first draw logged), in chunk order."""
-    first: dict[int, dict[str, Any]] = {}
+def league_draws(events: Sequence[CampaignEvent]) -> dict[int, tuple[CampaignEvent, dict[str, float]]]:
+    """Chunk -> its first `league_draw` event with a probability table, and that table (a resumed chunk keeps
+    the opponent its first draw logged), in chunk order."""
+    first: dict[int, tuple[CampaignEvent, dict[str, float]]] = {}
     for ev in events:
-        chunk = _int(ev.get("chunk"))
-        if ev["event"] == "league_draw" and chunk is not None and chunk not in first and _probabilities(ev):
-            first[chunk] = ev
+        chunk = ev.chunk
+        if ev.event == "league_draw" and chunk is not None and chunk not in first:
+            probabilities = ev.probabilities()
+            if probabilities is not None:
+                first[chunk] = (ev, probabilities)
     return {c: first[c] for c in sorted(first)}
 
 
-def campaign_league_mix(events: Sequence[dict[str, Any]]) -> LeagueMix | None:
+def campaign_league_mix(events: Sequence[CampaignEvent]) -> LeagueMix | None:
     """The campaign's `league_draw` events: per chunk the pool's probabilities and the opponent drawn;
     `snapshot` events' chunks. None without draws."""
     draws = league_draws(events)
-    points = [(float(c), _probabilities(ev) or {}) for c, ev in draws.items()]
-    drawn = [(float(c), opponent_group(o)) for c, ev in draws.items() if (o := _str(ev.get("opponent")))]
-    snaps = sorted(
-        {float(c) for ev in events if ev["event"] == "snapshot" and (c := _int(ev.get("chunk"))) is not None}
-    )
+    points = [(float(c), probabilities) for c, (_, probabilities) in draws.items()]
+    drawn = [(float(c), opponent_group(ev.opponent)) for c, (ev, _) in draws.items() if ev.opponent]
+    snaps = sorted({float(ev.chunk) for ev in events if ev.event == "snapshot" and ev.chunk is not None})
     return _mix("chunk", points, drawn, snaps)
 
 
-def fast_league_mix(rows: Sequence[dict[str, Any]]) -> LeagueMix | None:
+def fast_league_mix(lines: Sequence[LeagueLine]) -> LeagueMix | None:
     """train-fast's league.jsonl: the pool's probabilities at each save, by env steps; snapshots' steps."""
     points = sorted(
-        (
-            (float(_int(r.get("env_steps")) or 0), _probabilities(r) or {})
-            for r in rows
-            if r.get("event") == "pool"
-        ),
+        ((float(line.env_steps), line.pool) for line in lines if isinstance(line, LeaguePoolLine)),
         key=lambda point: point[0],
     )
-    snaps = sorted({float(_int(r.get("env_steps")) or 0) for r in rows if r.get("event") == "snapshot"})
+    snaps = sorted({float(line.env_steps) for line in lines if isinstance(line, LeagueSnapshotLine)})
     return _mix("env steps", points, [], snaps)
 
 
@@ -758,7 +626,7 @@ def evals_at_chunk(evals: Sequence[EvalRecord], chunk: int) -> list[EvalRecord]:
 
 def best_chunk(data: RunData) -> int | None:
     """The chunk whose candidate became the global best last (campaign log, else the best_score mirror)."""
-    promoted = [_int(e.get("chunk")) for e in data.events if e["event"] == "promoted"]
+    promoted = [e.chunk for e in data.events if e.event == "promoted"]
     chunks = [c for c in promoted if c is not None]
     return chunks[-1] if chunks else data.best.chunk
 
@@ -794,32 +662,32 @@ def duration_text(seconds: float) -> str:
 def run_facts(data: RunData, clock: ActiveClock) -> list[tuple[str, str]]:
     """(name, value) lines for the summary; only facts the folder actually holds."""
     facts: list[tuple[str, str]] = []
-    starts = [e for e in data.events if e["event"] == "start"]
-    name = next((e.get("campaign") for e in starts if isinstance(e.get("campaign"), str)), None)
+    starts = [e for e in data.events if e.event == "start"]
+    name = next((e.campaign for e in starts if e.campaign is not None), None)
     if name:
         facts.append(("campaign", name))
-    done = {c for e in data.events if e["event"] == "chunk_done" and (c := _int(e.get("chunk"))) is not None}
-    budget = next((b for e in reversed(starts) if (b := _int(e.get("budget"))) is not None), None)
+    done = {e.chunk for e in data.events if e.event == "chunk_done" and e.chunk is not None}
+    budget = next((e.budget for e in reversed(starts) if e.budget is not None), None)
     if done or budget is not None:
         facts.append(("chunks completed", f"{len(done)}" + (f" of {budget}" if budget is not None else "")))
-    finished = [e for e in data.events if e["event"] == "finished"]
+    finished = [e for e in data.events if e.event == "finished"]
     if data.events:
         facts.append(("finished", "yes" if finished else "no (interrupted, failed or still running)"))
         facts.append(("sessions (starts and resumes)", str(len(starts))))
-        retries = sum(1 for e in data.events if e["event"] == "chunk_failed")
-        gave_up = sum(1 for e in data.events if e["event"] == "gave_up")
+        retries = sum(1 for e in data.events if e.event == "chunk_failed")
+        gave_up = sum(1 for e in data.events if e.event == "gave_up")
         facts.append(
             ("retried chunk/eval attempts", str(retries) + (f" (gave up {gave_up}x)" if gave_up else ""))
         )
-        restarts = sum(1 for e in data.events if e["event"] == "server_restart")
+        restarts = sum(1 for e in data.events if e.event == "server_restart")
         if restarts:
             facts.append(("server restarts", str(restarts)))
     facts.append(("active time", duration_text(clock.total_s)))
     if clock.span_s > clock.total_s + 1:
         facts.append(("wall-clock span (idle gaps included)", duration_text(clock.span_s)))
-    trained = [e for e in data.events if e["event"] == "chunk_done"]
-    rounds = sum(_int(e.get("rounds")) or 0 for e in trained)
-    wins = sum(_int(e.get("wins")) or 0 for e in trained)
+    trained = [e for e in data.events if e.event == "chunk_done"]
+    rounds = sum(e.rounds or 0 for e in trained)
+    wins = sum(e.wins or 0 for e in trained)
     if rounds:
         facts.append(("training rounds (completed chunks)", f"{rounds} ({wins / rounds:.1%} won)"))
     if data.pretrain_rounds:
@@ -835,21 +703,20 @@ def run_facts(data: RunData, clock: ActiveClock) -> list[tuple[str, str]]:
     if data.rounds and data.kind == "train-fast":
         facts.append(("rounds logged (train-fast, in-process)", str(len(data.rounds))))
     elif data.rounds:
-        skipped = sum(r.skipped_turns for r in data.rounds)
+        skipped = sum(r.skipped_turns or 0 for r in data.rounds)
         facts.append(("real-time rounds logged by the bot", str(len(data.rounds))))
         facts.append(("skipped turns (all real-time rounds)", str(skipped)))
-        p99 = sorted(r.p99_ms for r in data.rounds if r.p99_ms is not None)
+        p99 = sorted(r.tick_to_intent_p99_ms for r in data.rounds if r.tick_to_intent_p99_ms is not None)
         if p99:
             facts.append(("tick-to-intent p99, median over rounds", f"{p99[len(p99) // 2]:.2f} ms"))
-        worst = [r.max_ms for r in data.rounds if r.max_ms is not None]
+        worst = [r.tick_to_intent_max_ms for r in data.rounds if r.tick_to_intent_max_ms is not None]
         if worst:
             facts.append(("tick-to-intent max, worst round", f"{max(worst):.2f} ms"))
-        facts.append(("dropped transitions", str(sum(r.dropped for r in data.rounds))))
+        facts.append(("dropped transitions", str(sum(r.dropped_transitions or 0 for r in data.rounds))))
     facts += league_facts(data)
     score, kind = data.best.score, data.best.kind
     if score is None:  # no best_score mirror nor readable best.zip: the campaign log's last word on the best
-        logged = [_num(e.get("best")) for e in data.events if e["event"] in ("eval_done", "finished")]
-        logged = [v for v in logged if v is not None]
+        logged = [e.best for e in data.events if e.event in ("eval_done", "finished") and e.best is not None]
         score = logged[-1] if logged else None
     if score is not None:
         chunk = best_chunk(data)
@@ -868,12 +735,12 @@ def league_facts(data: RunData) -> list[tuple[str, str]]:
     draws = league_draws(data.events)
     if draws:
         counts: dict[str, int] = {}
-        for ev in draws.values():
-            name = _str(ev.get("opponent")) or "(not logged)"
+        for ev, _ in draws.values():
+            name = ev.opponent or "(not logged)"
             counts[name] = counts.get(name, 0) + 1
         drawn = ", ".join(f"{name} {k}x" for name, k in sorted(counts.items(), key=lambda kv: -kv[1]))
         facts.append(("league draws (chunks)", f"{len(draws)}: {drawn}"))
-        snapshots = {str(e.get("name")) for e in data.events if e["event"] == "snapshot"}
+        snapshots = {e.name for e in data.events if e.event == "snapshot"}
         if snapshots:
             facts.append(("league snapshots taken", str(len(snapshots))))
     fast = fast_league_mix(data.fast_league)

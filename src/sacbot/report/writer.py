@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sacbot.errors import UserError
+from sacbot.jsonl import read_text
+from sacbot.records import read_best_score, read_round_counter
 from sacbot.report import data as d
 from sacbot.report.summary import render_summary
+from sacbot.rundir import REPORT_DIR, ROUNDS, TRAINING_METRICS, RunPaths, WeightsPaths
 
-BEST_SCORE = "best_score"
-BEST_ZIP = "weights/best.zip"
-ROUND_COUNTER = "weights/round_counter.json"
 REPORT_MD = "report.md"
 
 
@@ -25,19 +24,11 @@ class ReportOutcome:
     notes: list[str] = field(default_factory=list)
 
 
-def _read_text(path: Path) -> str | None:
-    """The file's text (undecodable bytes become malformed lines downstream), None when it does not exist."""
-    try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}", exit_code=1) from None
-
-
 def _best_info(run_dir: Path) -> d.BestInfo:
-    info = d.parse_best_score(_read_text(run_dir / BEST_SCORE))
-    best_zip = run_dir / BEST_ZIP
+    paths = RunPaths(run_dir)
+    mirror = read_best_score(paths)
+    info = d.BestInfo() if mirror is None else d.BestInfo(mirror.score, mirror.kind, mirror.chunk)
+    best_zip = paths.best
     if not best_zip.is_file():
         return info
     from sacbot.checkpoint import read_meta
@@ -56,15 +47,6 @@ def _best_info(run_dir: Path) -> d.BestInfo:
     )
 
 
-def _round_counter(path: Path) -> int | None:
-    text = _read_text(path)
-    try:
-        value = json.loads(text).get("rounds") if text else None
-    except (ValueError, AttributeError):
-        return None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def load_run(run_dir: Path) -> d.RunData:
     """The run folder's data; a missing folder, or one without any usable line, is a UserError.
 
@@ -74,21 +56,21 @@ def load_run(run_dir: Path) -> d.RunData:
         raise UserError(f"run folder {run_dir} does not exist", exit_code=2)
     if not run_dir.is_dir():
         raise UserError(f"{run_dir} is not a folder (give a campaign run folder, e.g. runs/standard)", 2)
-    texts = {name: _read_text(run_dir / name) for name in d.JSONL_FILES}
+    texts = {name: read_text(run_dir / name) for name in d.JSONL_FILES}
     weights_folder = all(text is None for text in texts.values())
     if weights_folder:
-        bare = {name: _read_text(run_dir / name) for name in d.WEIGHTS_FOLDER_FILES}
-        if all(bare[name] is None for name in ("rounds.jsonl", "training_metrics.jsonl")):
+        bare = {name: read_text(run_dir / name) for name in d.WEIGHTS_FOLDER_FILES}
+        if bare[ROUNDS] is None and bare[TRAINING_METRICS] is None:
             raise UserError(
                 f"{run_dir} is neither a campaign run folder (none of {d.CAMPAIGN_LOG}, {d.EVAL_LOG}, "
-                f"{d.PLAY_METRICS} is there) nor a weights folder (no rounds.jsonl, training_metrics.jsonl)",
+                f"{d.PLAY_METRICS} is there) nor a weights folder (no {ROUNDS}, {TRAINING_METRICS})",
                 exit_code=2,
             )
         texts = d.weights_folder_texts(bare)
     best = d.BestInfo() if weights_folder else _best_info(run_dir)
     data = d.parse_run(texts, best, weights_folder=weights_folder)
-    counter = run_dir / (ROUND_COUNTER.split("/")[-1] if weights_folder else ROUND_COUNTER)
-    data.round_counter = _round_counter(counter)
+    counter = (WeightsPaths(run_dir) if weights_folder else RunPaths(run_dir).weights).round_counter
+    data.round_counter = read_round_counter(counter)
     if not data.usable:
         bad = sum(data.malformed.values())
         why = f"{bad} malformed line(s), nothing else" if bad else "the files are empty"
@@ -221,14 +203,14 @@ def _plots(
 
 
 def _rounds_file(data: d.RunData) -> str:
-    return d.PLAY_ROUNDS if data.kind == "campaign" else "rounds.jsonl"
+    return d.PLAY_ROUNDS if data.kind == "campaign" else ROUNDS
 
 
 def write_report(run_dir: Path, out: Path | None = None) -> ReportOutcome:
     data = load_run(run_dir)
     from sacbot.checkpoint import atomic_write_bytes, atomic_write_text
 
-    target = out if out is not None else run_dir / "report"
+    target = out if out is not None else run_dir / REPORT_DIR
     if target.exists() and not target.is_dir():
         raise UserError(f"--out {target} exists and is not a folder", exit_code=2)
     clock = d.active_clock(data)

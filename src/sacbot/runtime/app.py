@@ -287,9 +287,10 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
 def _load_kept_replay(learner: Any, weights: Path, keep: int, sizes: Any) -> str:
     """Load `replay.npz` from the weights folder into the learner's replay; says what happened, in a line."""
     from sacbot.checkpoint import CheckpointError
-    from sacbot.checkpoint.replay_file import load_replay, replay_path
+    from sacbot.checkpoint.replay_file import load_replay
+    from sacbot.rundir import WeightsPaths
 
-    path = replay_path(weights)
+    path = WeightsPaths(weights).replay
     if keep <= 0:
         return "replay starts empty (SACBOT_REPLAY_KEEP=0)"
     if not path.is_file():

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import sacbot
 from sacbot.errors import UserError
+from sacbot.rundir import WEIGHTS_DIR
 from sacbot.settings import SacbotSettings
 
 BOT_NAME = "SacBot"
@@ -33,4 +34,4 @@ def bot_json_path(settings: SacbotSettings) -> Path:
 def weights_dir(settings: SacbotSettings, bot_json: Path) -> Path:
     if settings.weights_dir is not None:
         return settings.weights_dir.expanduser().resolve()
-    return bot_json.parent / "weights"
+    return bot_json.parent / WEIGHTS_DIR

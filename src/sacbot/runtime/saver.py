@@ -14,27 +14,17 @@ At game end (`save_game_end`), with `replay_keep` > 0: 5. the replay's newest wh
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sacbot.checkpoint import (
-    ROUND_COUNTER,
-    ROUNDS,
-    TRAINING_METRICS,
-    CheckpointMeta,
-    append_jsonl,
-    atomic_write_json,
-    latest_path,
-    offer_best,
-    opponent_best_path,
-    save_checkpoint,
-)
-from sacbot.checkpoint.replay_file import replay_path, save_replay
+from sacbot import jsonl
+from sacbot.checkpoint import CheckpointMeta, offer_best, opponent_best_path, save_checkpoint
+from sacbot.checkpoint.replay_file import save_replay
+from sacbot.records import read_round_counter, read_round_tail, write_round_counter
+from sacbot.rundir import WeightsPaths
 from sacbot.runtime.ports import Learner
 from sacbot.runtime.records import RoundReport
 from sacbot.runtime.scoring import ShareWindow
@@ -45,36 +35,14 @@ if TYPE_CHECKING:
 _TAIL_BYTES = 1 << 18  # enough of rounds.jsonl to refill a window of a few hundred rounds
 
 
-def read_round_counter(weights_dir: Path) -> int:
-    try:
-        data = json.loads((weights_dir / ROUND_COUNTER).read_text(encoding="utf-8"))
-        return max(0, int(data["rounds"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        return 0
-
-
 def read_opponent_history(weights_dir: Path, opponent: str, size: int) -> list[tuple[float, float]]:
-    """The last `size` (own, enemy) round scores against `opponent` from the tail of rounds.jsonl."""
-    path = weights_dir / ROUNDS
-    try:
-        with path.open("rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            start = max(0, handle.tell() - _TAIL_BYTES)
-            handle.seek(start)
-            tail = handle.read().decode("utf-8", errors="replace")
-    except OSError:
-        return []
-    lines = tail.splitlines()
-    if start > 0:
-        lines = lines[1:]  # the first line may be cut
-    pairs: list[tuple[float, float]] = []
-    for line in lines:
-        try:
-            row = json.loads(line)
-            if row.get("opponent") == opponent:
-                pairs.append((float(row["own_score"]), float(row["enemy_score"])))
-        except (ValueError, KeyError, TypeError, AttributeError):
-            continue  # a torn last line from a kill is skipped, not fatal
+    """The last `size` (own, enemy) round scores of `sacbot play`'s rounds against `opponent`, from the tail
+    of rounds.jsonl (a torn last line from a kill is skipped, not fatal)."""
+    pairs = [
+        (line.own_score, line.enemy_score)
+        for line in read_round_tail(WeightsPaths(weights_dir).rounds, _TAIL_BYTES)
+        if line.opponent == opponent and line.own_score is not None and line.enemy_score is not None
+    ]
     return pairs[-size:]
 
 
@@ -92,6 +60,7 @@ class RoundEndSaver:
         board: TensorBoardSink | None = None,
     ) -> None:
         self.weights_dir = weights_dir
+        self.paths = WeightsPaths(weights_dir)
         self.board = board  # a second sink for the metrics lines (closed at game end)
         self.replay_keep = replay_keep  # steps of replay written at game end (0: none)
         # Settings the checkpoints record (radar mode, ...), so a later `play` or `eval` can follow them.
@@ -99,7 +68,7 @@ class RoundEndSaver:
         self.opponent = opponent
         self.log = log
         weights_dir.mkdir(parents=True, exist_ok=True)
-        self.rounds_total = read_round_counter(weights_dir)
+        self.rounds_total = read_round_counter(self.paths.round_counter) or 0
         history = read_opponent_history(weights_dir, opponent, best_window) if opponent else []
         self.window = ShareWindow(best_window, history)
 
@@ -114,7 +83,7 @@ class RoundEndSaver:
             opponent=self.opponent,
             extra={**self.trained_with, "round_total": self.rounds_total, "written_by": "sacbot play"},
         )
-        latest = latest_path(self.weights_dir)
+        latest = self.paths.latest
         save_checkpoint(latest, arrays, meta)
         print(
             f"sacbot play: round {report.round} saved {latest} "
@@ -144,13 +113,13 @@ class RoundEndSaver:
             "best_stored": best_stored,
             **report.as_json(),
         }
-        append_jsonl(self.weights_dir / TRAINING_METRICS, metrics_line)
-        append_jsonl(self.weights_dir / ROUNDS, round_line)
+        jsonl.append(self.paths.training_metrics, metrics_line)
+        jsonl.append(self.paths.rounds, round_line)
         if self.board is not None:
             self.board.train_pass(metrics_line, learner.env_steps)
             self.board.round_end(round_line, learner.env_steps)
             self.board.flush()
-        atomic_write_json(self.weights_dir / ROUND_COUNTER, {"rounds": self.rounds_total, "time": now})
+        write_round_counter(self.paths.round_counter, self.rounds_total, now)
 
     def save_game_end(self, learner: Learner) -> None:
         """5. At game end: the newest `replay_keep` steps of whole rounds to `replay.npz` (next process's)."""
@@ -162,7 +131,7 @@ class RoundEndSaver:
         arrays = learner.export_replay(self.replay_keep)
         if not len(arrays.get("lengths", ())):
             return
-        path = replay_path(self.weights_dir)
+        path = self.paths.replay
         save_replay(path, arrays)
         rounds, steps = len(arrays["lengths"]), int(arrays["lengths"].sum())
         print(
