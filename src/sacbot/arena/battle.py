@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sacbot.arena.booter import Booter, read_bot_dir
 from sacbot.arena.controller import GameResult, play_game
+from sacbot.arena.core import GameRecorder
 from sacbot.arena.server import EmbeddedArena
 from sacbot.errors import UserError
 from sacbot.protocol import GameSetup, Message, TickEventForObserver
@@ -40,7 +41,11 @@ def run_battle(
     log_dir: str | Path | None = None,
     on_event: Callable[[Message], None] | None = None,
     on_tick: Callable[[TickEventForObserver], None] | None = None,
+    recorder: GameRecorder | None = None,
+    debug_graphics: bool = False,
 ) -> GameResult:
+    """`recorder` gets the game's observer messages (`sacbot.viewer.recording.RecordingWriter` writes them
+    as a `.battle.gz` file); `debug_graphics` lets every bot paint (REFERENCE.md, BotPolicyUpdate)."""
     names = bot_names(dirs)  # reads every JSON first: a bad directory fails before anything starts
     if log_dir is None:
         # Keep the bots' output anyway, so an early exit can be explained; it goes away with the battle.
@@ -54,10 +59,19 @@ def run_battle(
                 log_dir=tmp,
                 on_event=on_event,
                 on_tick=on_tick,
+                recorder=recorder,
+                debug_graphics=debug_graphics,
             )
     bot_secret, ctl_secret = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
     with (
-        EmbeddedArena(bot_secrets={bot_secret}, controller_secrets={ctl_secret}, tps=tps, seed=seed) as arena,
+        EmbeddedArena(
+            bot_secrets={bot_secret},
+            controller_secrets={ctl_secret},
+            tps=tps,
+            seed=seed,
+            recorder=recorder,
+            debug_graphics=debug_graphics,
+        ) as arena,
         Booter(arena.url, bot_secret, log_dir=log_dir) as booter,
     ):
         booted = booter.boot_all(dirs)

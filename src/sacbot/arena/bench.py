@@ -20,13 +20,28 @@ import time
 from typing import Any
 
 from sacbot.arena.controller import Controller
-from sacbot.arena.core import ServerConfig
+from sacbot.arena.core import GameRecorder, ServerConfig
 from sacbot.arena.server import ArenaServer
 from sacbot.engine import game_setup_for
 
+_FIGURES = (
+    "turns_per_s",
+    "server_us_per_turn",
+    "process_cpu_us_per_turn",
+    "bot_cpu_us_per_turn",
+    "cpu_bound_turns_per_s_2_cores",
+)
 
-async def _bench(windows: int, window_s: float, warmup_s: float, client: bool) -> dict[str, Any]:
-    server = ArenaServer(ServerConfig(tps=-1), port=0)
+
+async def _bench(
+    windows: int,
+    window_s: float,
+    warmup_s: float,
+    client: bool,
+    recorder: GameRecorder | None,
+    compare: bool,
+) -> dict[str, Any]:
+    server = ArenaServer(ServerConfig(tps=-1), port=0, recorder=recorder)
     await server.start()
     core = server.core
     assert core is not None
@@ -39,31 +54,42 @@ async def _bench(windows: int, window_s: float, warmup_s: float, client: bool) -
         )
         for i in range(2)
     ]
+    # Per mode (recording or not), the figures of each window.
+    samples: dict[bool, dict[str, list[float]]] = {
+        mode: {name: [] for name in _FIGURES} for mode in (False, True)
+    }
+
+    async def window(recording: bool) -> None:
+        core.recorder = recorder if recording else None
+        turns0, secs0 = core.stats.turns, core.stats.turn_seconds
+        wall0, cpu0, bots0 = time.perf_counter(), time.process_time(), _cpu_seconds(procs)
+        await asyncio.sleep(window_s)
+        turns = core.stats.turns - turns0
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        bots_cpu = _cpu_seconds(procs) - bots0
+        if turns:
+            got = samples[recording]
+            got["turns_per_s"].append(turns / wall)
+            got["server_us_per_turn"].append((core.stats.turn_seconds - secs0) / turns * 1e6)
+            got["process_cpu_us_per_turn"].append(cpu / turns * 1e6)
+            got["bot_cpu_us_per_turn"].append(bots_cpu / 2 / turns * 1e6)
+            # What two free cores could sustain: the server's CPU or half of everyone's, whichever binds.
+            got["cpu_bound_turns_per_s_2_cores"].append(turns / max(cpu, (cpu + bots_cpu) / 2))
+
     try:
         ctl = await Controller.connect(server.url)
         bots = await ctl.wait_for_bots(["Bench0", "Bench1"], 30.0)
         setup = game_setup_for("1v1", number_of_rounds=1_000_000)
         game = asyncio.ensure_future(ctl.run_game(setup, bots))
         await asyncio.sleep(warmup_s)
-        rates: list[float] = []
-        server_us: list[float] = []
-        cpu_us: list[float] = []
-        bot_us: list[float] = []
-        bound: list[float] = []
-        for _ in range(windows):
-            turns0, secs0 = core.stats.turns, core.stats.turn_seconds
-            wall0, cpu0, bots0 = time.perf_counter(), time.process_time(), _cpu_seconds(procs)
-            await asyncio.sleep(window_s)
-            turns = core.stats.turns - turns0
-            wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-            bots_cpu = _cpu_seconds(procs) - bots0
-            if turns:
-                rates.append(turns / wall)
-                server_us.append((core.stats.turn_seconds - secs0) / turns * 1e6)
-                cpu_us.append(cpu / turns * 1e6)
-                bot_us.append(bots_cpu / 2 / turns * 1e6)
-                # What two free cores could sustain: the server's CPU or half of everyone's, whichever binds.
-                bound.append(turns / max(cpu, (cpu + bots_cpu) / 2))
+        for n in range(windows):
+            if compare:
+                # Windows with and without the recorder, alternating (and in turn first), under the same load.
+                for recording in (True, False) if n % 2 else (False, True):
+                    await window(recording)
+            else:
+                await window(recorder is not None)
+        core.recorder = recorder
         await ctl.stop_game()
         try:
             await asyncio.wait_for(game, 5)
@@ -79,19 +105,28 @@ async def _bench(windows: int, window_s: float, warmup_s: float, client: bool) -
             except subprocess.TimeoutExpired:
                 p.kill()
         await server.stop()
-    if not rates:
-        return {"turns_per_s": 0.0, "server_us_per_turn": None, "process_cpu_us_per_turn": None, "windows": 0}
-    return {
-        "turns_per_s": round(statistics.median(rates), 1),
-        "server_us_per_turn": round(statistics.median(server_us), 1),
-        "process_cpu_us_per_turn": round(statistics.median(cpu_us), 1),
-        "bot_cpu_us_per_turn": round(statistics.median(bot_us), 1),
-        "cpu_bound_turns_per_s_2_cores": round(statistics.median(bound), 1),
-        "windows": len(rates),
-        "window_s": window_s,
-        "turns": core.stats.turns,
-        "rounds": core.stats.rounds,
-    }
+    figures: dict[str, Any] = {}
+    for mode in (False, True) if compare else (recorder is not None,):
+        suffix = "_recording" if compare and mode else ""
+        got = samples[mode]
+        for name in _FIGURES:
+            figures[name + suffix] = round(statistics.median(got[name]), 1) if got[name] else None
+    if compare:
+        plain, rec = figures["turns_per_s"], figures["turns_per_s_recording"]
+        if plain and rec:
+            figures["recording_slowdown_pct"] = round(100 * (1 - rec / plain), 1)
+        cpu, cpu_rec = figures["process_cpu_us_per_turn"], figures["process_cpu_us_per_turn_recording"]
+        if cpu and cpu_rec:
+            figures["recording_cpu_us_per_turn"] = round(cpu_rec - cpu, 1)
+    figures.update(
+        {
+            "windows": len(samples[False]["turns_per_s"]) + len(samples[True]["turns_per_s"]),
+            "window_s": window_s,
+            "turns": core.stats.turns,
+            "rounds": core.stats.rounds,
+        }
+    )
+    return figures
 
 
 def _cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> float:
@@ -108,9 +143,20 @@ def _cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> float:
 
 
 def bench_arena(
-    windows: int = 3, window_s: float = 2.0, warmup_s: float = 1.5, client: bool = False
+    windows: int = 3,
+    window_s: float = 2.0,
+    warmup_s: float = 1.5,
+    client: bool = False,
+    recorder: GameRecorder | None = None,
+    compare: bool = False,
 ) -> dict[str, Any]:
-    """`client=True` runs the bots on `sacbot.client` instead of the minimal frame-level bench bot."""
-    figures = asyncio.run(_bench(windows, window_s, warmup_s, client))
+    """`client=True` runs the bots on `sacbot.client` instead of the minimal frame-level bench bot;
+    `recorder` records the game (`sacbot bench arena --record DIR`). `compare=True` (with a recorder)
+    alternates windows with and without it, `windows` of each, and reports both side by side
+    (`..._recording` figures, the slowdown and the CPU per turn recording adds); the file then has gaps."""
+    if compare and recorder is None:
+        raise ValueError("compare needs a recorder")
+    figures = asyncio.run(_bench(windows, window_s, warmup_s, client, recorder, compare))
     figures["bots"] = "sacbot.client" if client else "benchbot"
+    figures["recording"] = "compared" if compare else recorder is not None
     return figures

@@ -91,6 +91,18 @@ class Transport(Protocol):
     def close(self, conn_id: int, code: int, reason: str) -> None: ...
 
 
+class GameRecorder(Protocol):
+    """Takes the observer messages of every game that a recording keeps (GameStarted, RoundStarted, ticks,
+    RoundEnded, GameEnded or GameAborted), as the very text sent to observers. Called on the turn's path:
+    an implementation only queues the text (e.g. `sacbot.viewer.recording.RecordingWriter`)."""
+
+    def start_game(self) -> None: ...
+
+    def record(self, text: str) -> None: ...
+
+    def end_game(self) -> None: ...
+
+
 @dataclass
 class ServerConfig:
     game_types: tuple[str, ...] = GAME_TYPES
@@ -99,6 +111,9 @@ class ServerConfig:
     tps: int = -1
     enable_initial_position: bool = False
     seed: int | None = None  # None: a fresh random seed per game
+    # Graphical debugging for every bot: ticks say isDebuggingEnabled and observers get its debugGraphics.
+    # Without it a controller's BotPolicyUpdate turns it on per bot, as on the real server.
+    debug_graphics: bool = False
 
 
 @dataclass(slots=True)
@@ -142,6 +157,7 @@ class _Run:
     )  # alive, connected bots that have not answered the last tick
     tick_time: float = 0.0
     paused: bool = False
+    debugging: set[int] = field(default_factory=set)  # bot ids with graphical debugging enabled
 
 
 class ArenaCore:
@@ -150,10 +166,13 @@ class ArenaCore:
         transport: Transport,
         config: ServerConfig | None = None,
         clock: Callable[[], float] = time.monotonic,
+        recorder: GameRecorder | None = None,
     ) -> None:
         self.transport = transport
         self.config = config or ServerConfig()
         self.clock = clock
+        self.recorder = recorder
+        self._debug_sessions: dict[str, bool] = {}  # BotPolicyUpdate's debuggingEnabled, kept per session id
         self.conns: dict[int, Conn] = {}
         self.run: _Run | None = None
         self.deadline: float | None = None
@@ -366,6 +385,9 @@ class ArenaCore:
             log.warning("StartGame rejected: %s", exc)
             return
         run = _Run(setup, game, {b: c for c, b in ids.items()}, dict(ids))
+        run.debugging = {
+            ids[c.id] for c in bots if self._debug_sessions.get(c.session_id, self.config.debug_graphics)
+        }
         self.run = run
         for c in bots:
             self.transport.send(c.id, encode(game.game_started_for_bot(ids[c.id])))
@@ -452,6 +474,21 @@ class ArenaCore:
             else:
                 self._schedule(run)
 
+    def _on_bot_policy(self, msg: BotPolicyUpdate) -> None:
+        # Graphical debugging per bot (the real server's debugGraphicsEnableMap); breakpoints are not offered.
+        run = self.run
+        enabled = msg.debugging_enabled
+        if run is None or enabled is None:
+            return
+        cid = run.bot_conn.get(msg.bot_id)
+        if cid is None or cid not in self.conns:
+            return
+        self._debug_sessions[self.conns[cid].session_id] = enabled
+        if enabled:
+            run.debugging.add(msg.bot_id)
+        else:
+            run.debugging.discard(msg.bot_id)
+
     def _ignore(self, msg: Any) -> None:
         # Debug and breakpoint modes are not offered (ServerHandshake features say so); accepted and ignored.
         return None
@@ -463,7 +500,7 @@ class ArenaCore:
         ResumeGame: _on_resume,
         NextTurn: _on_next_turn,
         ChangeTps: _on_change_tps,
-        BotPolicyUpdate: _ignore,
+        BotPolicyUpdate: _on_bot_policy,
         EnableDebugMode: _ignore,
         DisableDebugMode: _ignore,
     }
@@ -502,7 +539,11 @@ class ArenaCore:
             h = self.conns[cid].bot
             assert h is not None
             parts.append(WireParticipant(id=bid, **_identity_fields(h)))
-        self._to_observers(encode(GameStartedEventForObserver(game_setup=run.setup, participants=parts)))
+        text = encode(GameStartedEventForObserver(game_setup=run.setup, participants=parts))
+        self._to_observers(text)
+        if self.recorder is not None:
+            self.recorder.start_game()
+            self.recorder.record(text)
         self._next_turn()
 
     def _on_intent(self, conn: Conn, intent: BotIntent) -> None:
@@ -597,6 +638,8 @@ class ArenaCore:
             text = encode(RoundStartedEvent(round_number=game.round_number))
             self._to_bots(run, lambda _b: text, run.bot_conn)
             self._to_observers(text)
+            if self.recorder is not None:
+                self.recorder.record(text)
             game.turn({})
         else:
             if run.waiting:
@@ -609,16 +652,31 @@ class ArenaCore:
         self.stats.turns += 1
         bot_conn = run.bot_conn
         conns = self.conns
+        debugging = run.debugging
         # Ticks go straight from engine state to wire dicts to JSON (no protocol objects in between); the
-        # observer tick is built only when someone observes.
+        # observer tick is built only when someone observes (or records), and encoded once for all of them.
         for bid in game.tick_bot_ids():
             cid = bot_conn.get(bid)
             if cid is not None:
-                send(cid, encode_dict(game.tick_for_bot_dict(bid), "TickEventForBot"))
+                tick = game.tick_for_bot_dict(bid)
+                if debugging and bid in debugging:
+                    tick["botState"]["isDebuggingEnabled"] = True
+                send(cid, encode_dict(tick, "TickEventForBot"))
                 conn = conns[cid]
                 conn.tokens = min(BUCKET_CAP, conn.tokens + TOKENS_PER_TICK)
-        if self._observers:
-            self._to_observers(encode_dict(game.tick_for_observer_dict(), "TickEventForObserver"))
+        recorder = self.recorder
+        if self._observers or recorder is not None:
+            obs = game.tick_for_observer_dict()
+            for state in obs["botStates"]:
+                # As the real server: a bot's debug graphics reach observers only while it may debug.
+                if state["id"] in debugging:
+                    state["isDebuggingEnabled"] = True
+                elif "debugGraphics" in state:
+                    del state["debugGraphics"]
+            text = encode_dict(obs, "TickEventForObserver")
+            self._to_observers(text)
+            if recorder is not None:
+                recorder.record(text)
         run.tick_time = self.clock()
         if game.round_over:
             self._end_round(run)
@@ -632,11 +690,19 @@ class ArenaCore:
         run.waiting = set()
         run.intents = {}
         self.stats.rounds += 1
+        recorder = self.recorder
         self._to_bots(run, lambda b: encode(game.round_ended_for_bot(b)), list(run.bot_conn))
-        self._to_observers(encode(game.round_ended_for_observer()))
+        text = encode(game.round_ended_for_observer())
+        self._to_observers(text)
+        if recorder is not None:
+            recorder.record(text)
         if game.game_over:
             self._to_bots(run, lambda b: encode(game.game_ended_for_bot(b)), list(run.bot_conn))
-            self._to_observers(encode(game.game_ended_for_observer()))
+            text = encode(game.game_ended_for_observer())
+            self._to_observers(text)
+            if recorder is not None:
+                recorder.record(text)
+                recorder.end_game()
             self.run = None
             self.deadline = None
         else:
@@ -655,6 +721,9 @@ class ArenaCore:
         # The real server tells only observers; bots get it too so they can reset (the bot APIs handle it).
         self._to_bots(run, lambda _b: text, list(run.bot_conn))
         self._to_observers(text)
+        if self.recorder is not None and run.started:
+            self.recorder.record(text)
+            self.recorder.end_game()
 
 
 def _identity_fields(h: BotHandshake) -> dict[str, Any]:

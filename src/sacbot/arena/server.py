@@ -9,16 +9,20 @@ server grow.
 from __future__ import annotations
 
 import asyncio
+import http
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from types import TracebackType
 
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
 from websockets.frames import DATA_OPCODES, Frame, Opcode
+from websockets.http11 import Request, Response
 from websockets.protocol import Event, State
 
-from sacbot.arena.core import CLOSE_INTERNAL, CLOSE_POLICY, ArenaCore, ServerConfig
+from sacbot.arena.core import CLOSE_INTERNAL, CLOSE_POLICY, ArenaCore, GameRecorder, ServerConfig
 from sacbot.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -26,6 +30,10 @@ log = logging.getLogger(__name__)
 DEFAULT_PORT = 7654
 MAX_MESSAGE_BYTES = 1 << 20  # the official clients' own limit
 MAX_BACKLOG = 16 << 20  # unsent bytes per client before we give up on it
+
+# Plain HTTP on the server's port (a request without a WebSocket upgrade): request path -> (status, content
+# type, body). `sacbot arena serve` answers with the viewer page (`sacbot.viewer.pages`).
+HttpHandler = Callable[[str], tuple[int, str, bytes]]
 
 
 class ArenaServer:
@@ -37,11 +45,15 @@ class ArenaServer:
         host: str = "127.0.0.1",
         port: int = DEFAULT_PORT,
         tap: Callable[[int, str], None] | None = None,
+        recorder: GameRecorder | None = None,
+        http_handler: HttpHandler | None = None,
     ) -> None:
         self.config = config or ServerConfig()
         self.host = host
         self.port = port
         self._tap = tap  # sees every text the server sends (tests validate them against the schemas)
+        self._recorder = recorder
+        self._http = http_handler
         self._conns: dict[int, ServerConnection] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -58,7 +70,7 @@ class ArenaServer:
 
     async def start(self) -> None:
         self._loop = loop = asyncio.get_running_loop()
-        self.core = ArenaCore(self, self.config, clock=loop.time)
+        self.core = ArenaCore(self, self.config, clock=loop.time, recorder=self._recorder)
         try:
             # No compression: frames are small and deflate would cost more CPU than the bytes it saves.
             self._server = await serve(
@@ -69,6 +81,7 @@ class ArenaServer:
                 compression=None,
                 max_queue=16,
                 create_connection=_ArenaConnection,
+                process_request=self._process_request if self._http is not None else None,
             )
         except OSError as exc:
             raise UserError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}", 2) from None
@@ -81,6 +94,11 @@ class ArenaServer:
             self._sync_timer()
         if self._server is not None:
             self._server.close(close_connections=False)
+            # A socket that never finished its opening handshake (a browser's spare pre-connection to the
+            # viewer page) would hold the close until its open timeout: drop those now.
+            for conn in list(_ArenaConnection.sockets):
+                if conn.server is self._server and conn.protocol.state is State.CONNECTING:
+                    conn.transport.abort()
             try:
                 await asyncio.wait_for(self._server.wait_closed(), 5)
             except TimeoutError:
@@ -121,6 +139,21 @@ class ArenaServer:
             asyncio.ensure_future(_close(ws, code, reason))
 
     # ---- websockets side --------------------------------------------------------------------------
+
+    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """A plain HTTP GET (no WebSocket upgrade) gets the HTTP handler's answer; upgrades go on as usual."""
+        if self._http is None or "websocket" in request.headers.get("Upgrade", "").lower():
+            return None
+        status, content_type, body = self._http(request.path)
+        headers = Headers(
+            [
+                ("Content-Type", content_type),
+                ("Content-Length", str(len(body))),
+                ("Cache-Control", "no-store"),
+                ("Connection", "close"),
+            ]
+        )
+        return Response(status, http.HTTPStatus(status).phrase, headers, body)
 
     async def _handle(self, ws: ServerConnection) -> None:
         core = self.core
@@ -202,6 +235,11 @@ class _ArenaConnection(ServerConnection):
     on_frame: Callable[[bytes | None], None] | None = None
     _parts: list[bytes] | None = None
     _binary = False
+    sockets: weakref.WeakSet[_ArenaConnection] = weakref.WeakSet()  # every connection alive, for `stop`
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        _ArenaConnection.sockets.add(self)
 
     def process_event(self, event: Event) -> None:
         deliver = self.on_frame
@@ -251,16 +289,22 @@ class EmbeddedArena:
         tap: Callable[[int, str], None] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        recorder: GameRecorder | None = None,
+        http_handler: HttpHandler | None = None,
+        debug_graphics: bool = False,
     ) -> None:
         config = ServerConfig(
             bot_secrets=frozenset(bot_secrets),
             controller_secrets=frozenset(controller_secrets),
             tps=tps,
             seed=seed,
+            debug_graphics=debug_graphics,
         )
         if game_types is not None:
             config.game_types = game_types
-        self.server = ArenaServer(config, host=host, port=port, tap=tap)
+        self.server = ArenaServer(
+            config, host=host, port=port, tap=tap, recorder=recorder, http_handler=http_handler
+        )
         self._loop = asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
         self._started = threading.Event()

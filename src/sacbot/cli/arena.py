@@ -38,13 +38,23 @@ def serve(
     enable_initial_position: bool = typer.Option(
         False, "--enable-initial-position", "-i", help="Honour bots' handshake initial positions."
     ),
+    record: Path | None = typer.Option(
+        None, "--record", help="Record every game into this folder (game-<time>.battle.gz files)."
+    ),
+    debug_graphics: bool = typer.Option(
+        False,
+        "--debug-graphics",
+        help="Let every bot paint debug graphics (observers and recordings get them).",
+    ),
 ) -> None:
-    """Serve bots, observers and controllers until Ctrl-C."""
+    """Serve bots, observers and controllers until Ctrl-C; a browser at the same address gets the viewer."""
     import asyncio
     import logging
 
     from sacbot.arena.core import ServerConfig
     from sacbot.arena.server import ArenaServer
+    from sacbot.viewer.pages import live_pages
+    from sacbot.viewer.recording import RecordingWriter
 
     if not -1 <= tps <= 999:
         raise UserError("--tps must be between -1 and 999", 2)
@@ -54,6 +64,8 @@ def serve(
     if not game_types:
         raise UserError("--games needs at least one game type", 2)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    # Every page load is a plain HTTP request that websockets logs as a rejected handshake: not news.
+    logging.getLogger("websockets.server").setLevel(logging.WARNING)
     config = ServerConfig(
         game_types=game_types,
         bot_secrets=_secrets(bot_secrets),
@@ -61,12 +73,15 @@ def serve(
         tps=tps,
         seed=seed,
         enable_initial_position=enable_initial_position,
+        debug_graphics=debug_graphics,
     )
+    recorder = RecordingWriter(record) if record is not None else None
 
     async def main() -> None:
-        server = ArenaServer(config, host=host, port=port)
+        server = ArenaServer(config, host=host, port=port, recorder=recorder, http_handler=live_pages())
         await server.start()
         typer.echo(f"sacbot arena listening on {server.url}", err=False)
+        typer.echo(f"viewer: {server.url.replace('ws://', 'http://', 1)}/", err=False)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -74,7 +89,11 @@ def serve(
         await stop.wait()
         await server.stop()
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    finally:
+        if recorder is not None:
+            recorder.close()
 
 
 _COLUMNS = [
@@ -110,11 +129,18 @@ def run(
     tps: int = typer.Option(-1, "--tps", help="Turns per second (-1: as fast as the bots answer)."),
     seed: int | None = typer.Option(None, "--seed", help="Seed the game."),
     log_dir: Path | None = typer.Option(None, "--log-dir", help="Keep each bot's output here."),
+    record: Path | None = typer.Option(
+        None, "--record", help="Record the game into this folder (a game-<time>.battle.gz file)."
+    ),
+    debug_graphics: bool = typer.Option(
+        False, "--debug-graphics", help="Let every bot paint debug graphics (the recording keeps them)."
+    ),
 ) -> None:
     """Start an embedded server, boot bot directories, play, print results."""
     from sacbot.arena.battle import run_battle
     from sacbot.engine import game_setup_for
     from sacbot.protocol import to_dict
+    from sacbot.viewer.recording import RecordingWriter
 
     if not -1 <= tps <= 999 or tps == 0:
         raise UserError("--tps must be -1 or between 1 and 999", 2)
@@ -122,14 +148,28 @@ def run(
     if rounds is not None:
         overrides["number_of_rounds"] = rounds
     setup = game_setup_for(game_type, **overrides)
+    recorder = RecordingWriter(record) if record is not None else None
     # Ctrl-C and SIGTERM both unwind through the booter's clean-up: no bot process is left behind.
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        result = run_battle(dirs, setup, connect_timeout=connect_timeout, tps=tps, seed=seed, log_dir=log_dir)
+        result = run_battle(
+            dirs,
+            setup,
+            connect_timeout=connect_timeout,
+            tps=tps,
+            seed=seed,
+            log_dir=log_dir,
+            recorder=recorder,
+            debug_graphics=debug_graphics,
+        )
     except KeyboardInterrupt:
         raise UserError("interrupted; every bot process was stopped", 130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if recorder is not None:
+            recorder.close()
+            for path in recorder.files:
+                typer.echo(f"recorded: {path}", err=True)
     if json_output:
         typer.echo(
             json.dumps(

@@ -44,11 +44,33 @@ def arena(
     windows: int = typer.Option(3, "--windows", min=1, help="Measurement windows (the figures are medians)."),
     window_s: float = typer.Option(2.0, "--window-s", min=0.2, help="Seconds per window."),
     client: bool = typer.Option(False, "--client", help="Run the two bots on sacbot.client."),
+    record: Path | None = typer.Option(
+        None, "--record", help="Record the game into this folder while measuring (the cost of recording)."
+    ),
+    compare: bool = typer.Option(
+        False,
+        "--compare",
+        help="With --record: alternate windows with and without recording and print both side by side.",
+    ),
 ) -> None:
     """Arena turns per second for a 1v1 between two bot processes over WebSocket."""
     from sacbot.arena.bench import bench_arena
+    from sacbot.viewer.recording import RecordingWriter
 
-    figures = bench_arena(windows=windows, window_s=window_s, client=client)
+    if compare and record is None:
+        raise UserError("--compare needs --record DIR", exit_code=2)
+    recorder = RecordingWriter(record) if record is not None else None
+    try:
+        figures = bench_arena(
+            windows=windows, window_s=window_s, client=client, recorder=recorder, compare=compare
+        )
+    finally:
+        if recorder is not None:
+            recorder.close()
+    if recorder is not None:
+        size = sum(p.stat().st_size for p in recorder.files)
+        figures["recorded_mb"] = round(recorder.stats.bytes_in / 1e6, 2)
+        figures["recorded_gz_mb"] = round(size / 1e6, 2)
     _print_figures(figures, json_output)
 
 

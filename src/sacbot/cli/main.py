@@ -23,6 +23,7 @@ from sacbot.cli import (
     play,
     report,
     tournament,
+    viewer,
 )
 from sacbot.errors import UserError
 
@@ -60,6 +61,8 @@ app.command("opponent")(opponent.opponent)
 app.command("report")(report.report)
 app.command("build-engine")(engine.build_engine)
 app.command("tournament")(tournament.tournament)
+app.command("replay")(viewer.replay)
+app.command("render")(viewer.render)
 app.add_typer(checkpoint.app, name="checkpoint")
 app.add_typer(arena.app, name="arena")
 app.add_typer(bench.app, name="bench")
