@@ -70,10 +70,17 @@ opponents = ["SpinBot"]
 [bot]
 radar_mode = "lock"
 kickstart = 2.5
+kickstart_anneal = 6000
+n_step = 5
 """
     )
     c = load_campaign(path)
-    assert c.bot.environment() == {"SACBOT_RADAR_MODE": "lock", "SACBOT_KICKSTART": "2.5"}
+    assert c.bot.environment() == {
+        "SACBOT_RADAR_MODE": "lock",
+        "SACBOT_KICKSTART": "2.5",
+        "SACBOT_KICKSTART_ANNEAL": "6000",
+        "SACBOT_N_STEP": "5",
+    }
     assert parse_campaign(MINIMAL).bot.environment() == {}  # unset: the environment's own settings hold
     assert c.server.url == "ws://127.0.0.1:7654" and c.server.bot_secret == "b"
     assert c.game.setup == {"turn_timeout": 40000}
@@ -97,6 +104,8 @@ kickstart = 2.5
         ({**MINIMAL, "bot": {"radar_mode": "sweep"}}, "bot.radar_mode"),
         ({**MINIMAL, "bot": {"radar": "lock"}}, "bot.radar"),
         ({**MINIMAL, "bot": {"kickstart": float("inf")}}, "bot.kickstart"),
+        ({**MINIMAL, "bot": {"n_step": 17}}, "bot.n_step"),
+        ({**MINIMAL, "bot": {"kickstart_anneal": -5}}, "bot.kickstart_anneal"),
         ({**MINIMAL, "bot": {"kickstart": 5.0}, "game": {"setup": {"arena_width": 1000}}}, "bot.kickstart"),
         ({k: v for k, v in MINIMAL.items() if k != "name"}, "name"),
     ],
