@@ -22,6 +22,9 @@ A campaign run folder (`sacbot train-campaign`'s `--out`):
     logs/                    the bots' output per game, `pretrain.log`
     league/                  the league's frozen snapshots, `SacSnap<chunk>/` bot directories
     pretrain/                the pretraining phase's weights folder (`sacbot train-fast --out`)
+    recordings/              with `[record]`: battle recordings of its games,
+                             `game-<time>-chunk-<chunk>-a<attempt>.battle.gz` and
+                             `game-<time>-eval-<chunk>-<Opponent>.battle.gz` (`sacbot.viewer.recording`)
     report/                  `sacbot report`'s output
 """
 
@@ -53,6 +56,8 @@ EVAL_DIR = "eval"
 LOGS_DIR = "logs"
 PRETRAIN_DIR = "pretrain"
 REPORT_DIR = "report"
+RECORDINGS_DIR = "recordings"
+CANDIDATE_PREFIX = "candidate-"
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,18 @@ class RunPaths:
 
     def candidate(self, chunk: int) -> Path:
         """The frozen copy of `latest` that the eval after `chunk` scores (and, if it wins, promotes)."""
-        return self.eval_dir / f"candidate-{chunk:05d}{SLOT_SUFFIX}"
+        return self.eval_dir / f"{CANDIDATE_PREFIX}{chunk:05d}{SLOT_SUFFIX}"
+
+    @staticmethod
+    def candidate_chunk(path: Path) -> int | None:
+        """The chunk of a `candidate(chunk)` file; None for any other file."""
+        digits = path.name.removeprefix(CANDIDATE_PREFIX).removesuffix(SLOT_SUFFIX)
+        return int(digits) if path.name.startswith(CANDIDATE_PREFIX) and digits.isdigit() else None
+
+    @property
+    def recordings(self) -> Path:
+        """`[record]`'s battle recordings of the run's games."""
+        return self.out / RECORDINGS_DIR
 
     @property
     def eval_weights(self) -> WeightsPaths:

@@ -61,8 +61,10 @@ class SacbotSettings(BaseSettings):
 
     # Where weights, metrics and the round counter live; default: the bot directory's `weights/`.
     weights_dir: Path | None = None
-    # An explicit checkpoint to start from (else the slot order: opponent best, global best, fresh).
+    # An explicit checkpoint to start from (else: opponent best, global best, the shipped actor, fresh).
     checkpoint: Path | None = None
+    # When the weights folder has no usable checkpoint: start from the shipped actor (else a fresh init).
+    shipped: bool = True
     # The opponent key for the per-opponent best slot (a campaign passes it).
     opponent: str | None = None
     eval_mode: bool = False

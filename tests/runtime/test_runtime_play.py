@@ -34,6 +34,7 @@ SMALL = {
     "SACBOT_UTD_RATIO": "0",
     "SACBOT_BATCH_SIZE": "8",
     "SACBOT_PUBLISH_EVERY": "2",
+    "SACBOT_SHIPPED": "0",  # a fresh init, not the shipped actor, when the weights folder is empty
 }
 
 

@@ -174,6 +174,19 @@ class LogConfig(_Strict):
     tensorboard: Path | None = None
 
 
+class RecordConfig(_Strict):
+    """`[record]`: battle recordings (`.battle.gz`) of the run's games, in its `recordings/` folder."""
+
+    # Which games: the eval games, the training chunks, or both.
+    games: Literal["evals", "chunks", "all"] = "evals"
+    # The newest N recordings stay, older ones are deleted after each recorded game; 0 keeps every one.
+    keep_last: int = Field(default=20, ge=0)
+
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds of game recorded: "eval", "chunk"."""
+        return {"evals": ("eval",), "chunks": ("chunk",), "all": ("eval", "chunk")}[self.games]
+
+
 class Campaign(_Strict):
     name: str = Field(..., min_length=1)
     out: Path | None = None
@@ -197,6 +210,8 @@ class Campaign(_Strict):
     log: LogConfig = Field(default_factory=LogConfig)
     # The league: PFSP sampling, frozen SacSnap<chunk> snapshots of `latest` in the pool (None: weights only).
     league: LeagueConfig | None = None
+    # Battle recordings of the run's games (None: none), on the embedded arena.
+    record: RecordConfig | None = None
 
     @field_validator("opponents")
     @classmethod
@@ -224,6 +239,12 @@ class Campaign(_Strict):
                 raise ValueError(
                     f"opponents: {entry}: names starting with {SNAPSHOT_PREFIX} are the league's"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _record_embedded(self) -> Campaign:
+        if self.record is not None and not self.server.embedded:
+            raise ValueError("record: the embedded arena records games; remove server.url or [record]")
         return self
 
     def out_dir(self, override: Path | None = None) -> Path:

@@ -10,12 +10,20 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sacbot.campaign.config import parse_campaign
 from sacbot.campaign.loop import ChunkFailed, GameScore
 from sacbot.errors import UserError
 from sacbot.rundir import RunPaths
+
+if TYPE_CHECKING:
+    from sacbot.campaign.runner import GameSelection
+
+
+# (checkpoint bytes, the eval campaign's data, opponents, rounds, retries) -> one score per opponent, in
+# order: `sacbot.distributed.games.evaluate_ray`.
+RemoteEval = Callable[[bytes, dict[str, Any], list[str], int, int], list[tuple[str, GameScore]]]
 
 
 def evaluate(
@@ -26,7 +34,10 @@ def evaluate(
     bots_dirs: list[Path] | None = None,
     report: Callable[[dict[str, Any]], None] = lambda event: None,
     retries: int = 1,
+    recorder: GameSelection | None = None,
+    remote: RemoteEval | None = None,
 ) -> list[tuple[str, GameScore]]:
+    """`recorder` records the eval games (kind "eval"; `sacbot eval --record DIR`)."""
     from sacbot.campaign.runner import ArenaBackend
     from sacbot.checkpoint import atomic_write_bytes, load_checkpoint
 
@@ -44,11 +55,15 @@ def evaluate(
     if bots_dirs is not None:
         data["bots_dirs"] = [str(d) for d in bots_dirs]
     campaign = parse_campaign(data, "eval")
+    if remote is not None:  # the games elsewhere, e.g. one Ray task each (`sacbot eval --ray`)
+        if recorder is not None:
+            raise UserError("--record records games on this machine: without --ray", exit_code=2)
+        return remote(checkpoint.read_bytes(), data, opponents, rounds, retries)
     with tempfile.TemporaryDirectory(prefix="sacbot-eval-") as tmp:
         paths = RunPaths(Path(tmp))
         copy = paths.eval_dir / "checkpoint.zip"
         atomic_write_bytes(copy, checkpoint.read_bytes())
-        backend = ArenaBackend(campaign, paths)
+        backend = ArenaBackend(campaign, paths, recorder)
         out: list[tuple[str, GameScore]] = []
         try:
             for name in opponents:

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sacbot.campaign.config import Campaign, opponent_name
 from sacbot.campaign.liveness import LivenessWatch
@@ -44,6 +44,7 @@ _BOT_KEYS = (
     "SACBOT_EVAL_MODE",
     "SACBOT_BOT_JSON",
     "SACBOT_SEED",
+    "SACBOT_SHIPPED",
 )
 
 
@@ -83,6 +84,23 @@ def default_bots_dirs(campaign_dirs: list[Path]) -> list[Path]:
     return dirs
 
 
+class GameSelection(Protocol):
+    """The embedded arena's recorder, recording the games it is armed for
+    (`sacbot.viewer.recording.SelectedGames`)."""
+
+    def start_game(self) -> None: ...
+
+    def record(self, text: str) -> None: ...
+
+    def end_game(self) -> None: ...
+
+    def arm(self, kind: str, label: str) -> bool: ...
+
+    def settle(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass
 class LiveStats:
     """Per-chunk figures for the live view, from the bot's rounds.jsonl and training_metrics.jsonl."""
@@ -117,7 +135,8 @@ class GameResult:
 class ArenaBackend:
     """Runs chunks and eval games as real processes on an arena (embedded, or a server at a URL)."""
 
-    def __init__(self, campaign: Campaign, paths: RunPaths) -> None:
+    def __init__(self, campaign: Campaign, paths: RunPaths, recorder: GameSelection | None = None) -> None:
+        """`recorder` (the embedded arena's) records the games it selects (`[record]`, `eval --record`)."""
         self.campaign = campaign
         self.paths = paths
         self.bots_dirs = default_bots_dirs(list(campaign.bots_dirs))
@@ -133,6 +152,9 @@ class ArenaBackend:
         self._arena_secrets = (secrets.token_hex(8), secrets.token_hex(8))  # (controller, bot)
         self._attempts: dict[int, int] = {}
         self._report: Reporter = lambda event: None
+        if recorder is not None and not campaign.server.embedded:
+            raise UserError("recording needs the embedded arena (no server url)", 2)
+        self._recorder = recorder
 
     # -- server -------------------------------------------------------------------------------------------
     def _server(self) -> tuple[str, str | None, str | None]:
@@ -148,7 +170,11 @@ class ArenaBackend:
 
             controller, bot = self._arena_secrets
             self._arena = EmbeddedArena(
-                bot_secrets={bot}, controller_secrets={controller}, tps=cfg.tps, seed=self.campaign.seed
+                bot_secrets={bot},
+                controller_secrets={controller},
+                tps=cfg.tps,
+                seed=self.campaign.seed,
+                recorder=self._recorder,
             ).start()
         return self._arena.url, *self._arena_secrets
 
@@ -172,7 +198,11 @@ class ArenaBackend:
             threading.Thread(target=arena.stop, name="sacbot-fault-server-crash", daemon=True).start()
 
     def close(self) -> None:
-        self._stop_arena()
+        try:
+            self._stop_arena()
+        finally:
+            if self._recorder is not None:
+                self._recorder.close()
 
     # -- chunks and evals -----------------------------------------------------------------------------------
     def run_chunk(self, chunk: int, opponent: str, rounds: int, report: Reporter) -> ChunkOutcome:
@@ -186,6 +216,7 @@ class ArenaBackend:
             "SACBOT_OPPONENT": opponent_name(opponent),
             "SACBOT_EVAL_MODE": "0",
             "SACBOT_SEED": str(self.campaign.seed * 100_003 + chunk * 101 + attempt),
+            "SACBOT_SHIPPED": "0",  # a campaign trains from its own checkpoints, or from scratch
         }
         if self.paths.latest.is_file():
             env["SACBOT_CHECKPOINT"] = str(self.paths.latest.resolve())  # resume the full training state
@@ -193,6 +224,7 @@ class ArenaBackend:
             env["SACBOT_TENSORBOARD"] = str(self.campaign.log.tensorboard.resolve())
         result = self._game(
             label=f"chunk-{chunk:05d}-a{attempt}",
+            kind="chunk",
             opponent=opponent,
             rounds=rounds,
             bot_env=env,
@@ -215,8 +247,11 @@ class ArenaBackend:
             "SACBOT_CHECKPOINT": str(checkpoint.resolve()),
             "SACBOT_SEED": str(self.campaign.seed),
         }
+        after = RunPaths.candidate_chunk(checkpoint)
         result = self._game(
             label=f"eval-{opponent_name(opponent)}",
+            record_label=f"eval-{after:05d}-{opponent_name(opponent)}" if after is not None else None,
+            kind="eval",
             opponent=opponent,
             rounds=rounds,
             bot_env=env,
@@ -280,12 +315,14 @@ class ArenaBackend:
     def _game(
         self,
         label: str,
+        kind: str,
         opponent: str,
         rounds: int,
         bot_env: Mapping[str, str],
         counter: Path | None,
         fault: str | None,
         progress: dict[str, Any],
+        record_label: str | None = None,
     ) -> GameResult:
         from sacbot.arena.booter import Booter, read_bot_dir
 
@@ -294,6 +331,9 @@ class ArenaBackend:
         if opponent_bot == self.sacbot_name:
             raise UserError(f"opponent {opponent!r} reports the training bot's name {opponent_bot!r}", 2)
         url, controller_secret, bot_secret = self._server()
+        recorder = self._recorder
+        if recorder is not None:
+            recorder.arm(kind, record_label or label)
         logs = self.paths.logs / label
         # SACBOT_CAMPAIGN_RUN marks every process of this run (to find them; tests look for orphans).
         common = {"SACBOT_PYTHON": sys.executable, "SACBOT_CAMPAIGN_RUN": str(self.paths.out.resolve())}
@@ -323,6 +363,8 @@ class ArenaBackend:
                 for proc in booter.bots:
                     _signal_group(proc.pid, signal.SIGCONT)  # a frozen bot must be able to act on SIGTERM
                 booter.stop_all()
+            if recorder is not None:
+                recorder.settle()
 
 
 def _signal_group(pid: int, sig: int) -> None:

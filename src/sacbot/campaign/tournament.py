@@ -37,6 +37,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from sacbot.arena.core import GameRecorder
 from sacbot.errors import UserError
 
 DEFAULT_OUT = Path("runs/tournament")
@@ -415,8 +416,30 @@ class SilentReporter:
         pass
 
 
-def play_pair(task: PairTask, on_round: Callable[[int], None] | None = None) -> PairRecord:
-    """Play one game between the two bots on its own embedded arena; raises `UserError` when it fails."""
+class PairRecorder(GameRecorder, Protocol):
+    """Records one game (`sacbot.viewer.recording.game_recorder`); closed after it."""
+
+    def close(self) -> None: ...
+
+
+# label ("A-vs-B") -> a recorder of that game; picklable, as game processes are spawned
+RecorderFactory = Callable[[str], PairRecorder]
+
+
+# Plays every task (each retried `retries` times), handing each record to `done` as it comes and raising one
+# UserError for the pairs that failed every attempt: `sacbot.distributed.games.play_pairs_ray`.
+PlayAll = Callable[
+    [Sequence[PairTask], int, "Reporter", Callable[[PairRecord], None], RecorderFactory | None], None
+]
+
+
+def play_pair(
+    task: PairTask,
+    on_round: Callable[[int], None] | None = None,
+    recorder_factory: RecorderFactory | None = None,
+) -> PairRecord:
+    """Play one game between the two bots on its own embedded arena; raises `UserError` when it fails.
+    `recorder_factory` records it."""
     from sacbot.arena.battle import run_battle
     from sacbot.engine import game_setup_for
     from sacbot.protocol import Message, RoundEndedEventForObserver
@@ -437,14 +460,20 @@ def play_pair(task: PairTask, on_round: Callable[[int], None] | None = None) -> 
     log_dir = Path(task.log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    result = run_battle(
-        [a.dir, b.dir],
-        setup,
-        connect_timeout=task.connect_timeout,
-        seed=task.seed,
-        log_dir=log_dir,
-        on_event=on_event,
-    )
+    recorder = recorder_factory(f"{a.label}-vs-{b.label}") if recorder_factory is not None else None
+    try:
+        result = run_battle(
+            [a.dir, b.dir],
+            setup,
+            connect_timeout=task.connect_timeout,
+            seed=task.seed,
+            log_dir=log_dir,
+            on_event=on_event,
+            recorder=recorder,
+        )
+    finally:
+        if recorder is not None:
+            recorder.close()
     totals = {label_of[r.name]: float(r.total_score) for r in result.results if r.name in label_of}
     winners = round_winners(bonus_rows, a.label, b.label)
     if len(winners) != task.rounds:
@@ -481,8 +510,11 @@ def run_tournament(
     connect_timeout: float = 30.0,
     retries: int = 1,
     reporter: Reporter | None = None,
+    recorder_factory: RecorderFactory | None = None,
+    play_all: PlayAll | None = None,
 ) -> TournamentResult:
-    """Play every pair not yet in `out`'s `pairs.jsonl`, then rate, draw and write the results."""
+    """Play every pair not yet in `out`'s `pairs.jsonl`, then rate, draw and write the results;
+    `recorder_factory` records each game (`sacbot tournament --record`)."""
     from sacbot.checkpoint.atomic import atomic_write_bytes, atomic_write_json
     from sacbot.engine import game_setup_for
 
@@ -521,10 +553,12 @@ def run_tournament(
         rep.pair_done(record)
 
     if tasks:
-        if count == 1:
-            _play_here(tasks, retries, rep, done)
+        if play_all is not None:  # elsewhere, e.g. each game a Ray task (`sacbot tournament --ray`)
+            play_all(tasks, retries, rep, done, recorder_factory)
+        elif count == 1:
+            _play_here(tasks, retries, rep, done, recorder_factory)
         else:
-            _play_pool(tasks, count, retries, rep, done)
+            _play_pool(tasks, count, retries, rep, done, recorder_factory)
 
     records = [finished[p] for p in all_pairs]
     ratings = rate(spec.bots, records)
@@ -565,7 +599,11 @@ def _failed(failures: Sequence[tuple[PairTask, str]]) -> UserError:
 
 
 def _play_here(
-    tasks: Sequence[PairTask], retries: int, rep: Reporter, done: Callable[[PairRecord], None]
+    tasks: Sequence[PairTask],
+    retries: int,
+    rep: Reporter,
+    done: Callable[[PairRecord], None],
+    recorder_factory: RecorderFactory | None = None,
 ) -> None:
     def rounds_of(pair: tuple[str, str]) -> Callable[[int], None]:
         return lambda n: rep.round_done(pair, n)
@@ -575,7 +613,7 @@ def _play_here(
         pair = (task.a.label, task.b.label)
         for attempt in range(1, retries + 2):
             try:
-                record = play_pair(task, rounds_of(pair))
+                record = play_pair(task, rounds_of(pair), recorder_factory)
             except Exception as exc:  # noqa: BLE001 - any failure is one line, as from a game process
                 reason = str(exc) or type(exc).__name__
                 rep.pair_failed(pair, attempt, reason)
@@ -594,6 +632,7 @@ def _play_pool(
     retries: int,
     rep: Reporter,
     done: Callable[[PairRecord], None],
+    recorder_factory: RecorderFactory | None = None,
 ) -> None:
     """Up to `count` games at once, each in its own process (spawned: a fresh interpreter, whatever threads
     this one runs), which reports its rounds and its result on one queue."""
@@ -612,7 +651,9 @@ def _play_pool(
                 attempts[pair] += 1
                 answers.pop(pair, None)
                 proc = ctx.Process(
-                    target=_game_process, args=(task, events), name=f"sacbot-{pair[0]}-vs-{pair[1]}"
+                    target=_game_process,
+                    args=(task, events, recorder_factory),
+                    name=f"sacbot-{pair[0]}-vs-{pair[1]}",
                 )
                 proc.daemon = True
                 proc.start()
@@ -652,7 +693,7 @@ def _play_pool(
         raise _failed(sorted(failures, key=lambda f: f[0].index))
 
 
-def _game_process(task: PairTask, events: Any) -> None:
+def _game_process(task: PairTask, events: Any, recorder_factory: RecorderFactory | None = None) -> None:
     """A game process: play the pair; put ("round" | "done" | "failed", a, b, payload) messages."""
     import signal
 
@@ -660,7 +701,7 @@ def _game_process(task: PairTask, events: Any) -> None:
     signal.signal(signal.SIGINT, _stop_once)
     a, b = task.a.label, task.b.label
     try:
-        record = play_pair(task, lambda n: events.put(("round", a, b, n)))
+        record = play_pair(task, lambda n: events.put(("round", a, b, n)), recorder_factory)
     except KeyboardInterrupt:
         return  # stopped: the booter has stopped the bots; nothing to report
     except Exception as exc:  # noqa: BLE001 - any failure is one line for the parent

@@ -167,3 +167,21 @@ def codec(
         return
     for name, ops in figures.items():
         typer.echo(f"{name}: " + ", ".join(f"{op} {us:.2f} us" for op, us in ops.items()))
+
+
+@app.command("ray")
+def ray_bench(
+    json_output: bool = typer.Option(False, "--json"),
+    opponents: str = typer.Option("SpinBot", "--opponents", help="Opponents spread over the arenas."),
+    envs: int = typer.Option(8, "--envs", min=1, help="Arenas per runner (and in-process)."),
+    window_s: float = typer.Option(5.0, "--window-s", min=0.5, help="Seconds per measurement."),
+    address: str | None = typer.Option(None, "--ray-address", help="Join this Ray cluster (default: local)."),
+) -> None:
+    """Ray runners vs the in-process path: env steps/s, bytes per env step, learner updates/s fed and
+    standalone, weight-broadcast latency (sizes a deployment: docs/scaling.md)."""
+    from sacbot.distributed import require_ray
+
+    require_ray()
+    from sacbot.distributed.bench import bench_ray
+
+    _print_figures(bench_ray(opponents, envs, window_s=window_s, address=address), json_output)

@@ -44,7 +44,13 @@ def train_campaign(
             update={"log": campaign.log.model_copy(update={"tensorboard": tensorboard})}
         )
     run_dir = campaign.out_dir(out)
-    backend = ArenaBackend(campaign, RunPaths(run_dir))
+    recorder = None
+    if campaign.record is not None:
+        from sacbot.viewer.recording import SelectedGames
+
+        rec = campaign.record
+        recorder = SelectedGames.open(RunPaths(run_dir).recordings, rec.kinds(), rec.keep_last)
+    backend = ArenaBackend(campaign, RunPaths(run_dir), recorder)
     view = CampaignView(campaign.name, campaign.chunks.budget)
     console = Console(stderr=False)
     live: Live | None = None
@@ -79,10 +85,18 @@ def train_campaign(
 
 
 def eval_command(
-    checkpoint: Path = typer.Option(..., "--checkpoint", help="The archive to evaluate."),
+    checkpoint: Path | None = typer.Option(
+        None, "--checkpoint", help="The archive to evaluate (default: the shipped actor)."
+    ),
     opponents: str = typer.Option(..., "--opponents", help="Comma-separated opponent names."),
     rounds: int = typer.Option(100, "--rounds"),
     json_output: bool = typer.Option(False, "--json"),
+    record: Path | None = typer.Option(
+        None, "--record", metavar="DIR", help="Record every eval game into DIR (.battle.gz)."
+    ),
+    use_ray: bool = typer.Option(
+        False, "--ray", help="Each game a Ray task (RAY_ADDRESS joins a cluster; needs sacbot[ray])."
+    ),
 ) -> None:
     """Deterministic eval games with a frozen policy."""
     from rich.console import Console
@@ -90,8 +104,25 @@ def eval_command(
 
     from sacbot.campaign.evaluate import evaluate
 
+    if checkpoint is None:
+        from sacbot.runtime.startup import SHIPPED_ACTOR
+
+        checkpoint = SHIPPED_ACTOR
     names = [n.strip() for n in opponents.split(",") if n.strip()]
-    results = evaluate(checkpoint, names, rounds)
+    recorder = None
+    if record is not None:
+        from sacbot.viewer.recording import SelectedGames
+
+        recorder = SelectedGames.open(record, ("eval",))
+    remote = None
+    if use_ray:
+        from sacbot.distributed import require_ray
+
+        require_ray()
+        from sacbot.distributed.games import evaluate_ray
+
+        remote = evaluate_ray
+    results = evaluate(checkpoint, names, rounds, recorder=recorder, remote=remote)
     if json_output:
         rows = [
             {

@@ -193,18 +193,41 @@ def promote(
 ACTOR_PREFIX = "actor."
 
 
+def _read_provenance(path: Path) -> dict[str, Any]:
+    """The JSON object `--provenance` names; anything else is one line and exit code 2."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"--provenance {path}: {exc.strerror or exc}", exit_code=2) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"--provenance {path}: not valid JSON ({exc})", exit_code=2) from None
+    if not isinstance(data, dict):
+        raise UserError(f"--provenance {path}: must hold a JSON object", exit_code=2)
+    return data
+
+
 @app.command("export")
 def export(
     file: Path = typer.Argument(..., help="The archive to export from."),
     out: Path = typer.Argument(..., help="The archive to write."),
     actor_only: bool = typer.Option(False, "--actor-only", help="Only the actor's arrays, for deployment."),
+    provenance: Path | None = typer.Option(
+        None,
+        "--provenance",
+        metavar="FILE.json",
+        help="A JSON object stored as the meta's extra.provenance (e.g. campaign, commit, eval table).",
+    ),
     force: bool = typer.Option(False, "--force", help="Replace OUT if it exists."),
 ) -> None:
     """Write a verified copy of FILE to OUT; with --actor-only, a small archive of just the actor."""
     from sacbot.checkpoint.archive import CheckpointMeta, load_checkpoint, save_checkpoint
 
     _refuse_overwrite(out, force)
+    record = _read_provenance(provenance) if provenance is not None else None
     arrays, meta = load_checkpoint(file)
+    if record is not None:
+        base = meta or CheckpointMeta()
+        meta = replace(base, extra={**base.extra, "provenance": record})
     if actor_only:
         arrays = {name: a for name, a in arrays.items() if name.startswith(ACTOR_PREFIX)}
         if not arrays:

@@ -66,6 +66,19 @@ def train_fast(
         help="Also write rounds and training metrics as TensorBoard scalars here "
         "(needs sacbot[tensorboard]).",
     ),
+    use_ray: bool = typer.Option(
+        False, "--ray", help="Env runners as Ray actors feeding this process's learner (needs sacbot[ray])."
+    ),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="With --ray: join this Ray cluster (default: start a local one)."
+    ),
+    runners: int = typer.Option(2, "--runners", min=1, help="With --ray: env runners, --envs arenas each."),
+    utd: float | None = typer.Option(
+        None,
+        "--utd",
+        min=0.0,
+        help="With --ray: SAC updates per env step, held by throttling (default: updates-per-step / envs).",
+    ),
 ) -> None:
     """Train the SAC-GRU in-process against classic opponents (and frozen snapshots of itself), fast."""
     from pydantic import ValidationError
@@ -76,6 +89,13 @@ def train_fast(
     from sacbot.opponents.sampling import LeagueConfig
     from sacbot.settings import load_sacbot_settings
 
+    if use_ray:
+        _train_ray(opponents, out, steps, envs, seed, updates_per_step, save_every, torch_threads,
+                   rounds_per_game, runners, utd, ray_address, workers=workers, teacher_lead=teacher_lead,
+                   sampling=sampling, tensorboard=tensorboard)  # fmt: skip
+        return
+    if ray_address is not None or utd is not None:
+        raise UserError("--ray-address and --utd go with --ray", exit_code=2)
     if sampling not in SAMPLINGS:
         raise UserError(f"--sampling must be one of {', '.join(SAMPLINGS)}, not {sampling!r}", exit_code=2)
     league = None
@@ -123,3 +143,63 @@ def train_fast(
             f"  frozen snapshots: {summary.snapshot_rounds} rounds, {summary.snapshot_wins} won "
             f"(in the pool now: {', '.join(summary.snapshots) or 'none'})"
         )
+
+
+def _train_ray(
+    opponents: str,
+    out: Path,
+    steps: int,
+    envs: int,
+    seed: int,
+    updates_per_step: float,
+    save_every: int,
+    torch_threads: int,
+    rounds_per_game: int,
+    runners: int,
+    utd: float | None,
+    ray_address: str | None,
+    *,
+    workers: int,
+    teacher_lead: int,
+    sampling: str,
+    tensorboard: Path | None,
+) -> None:
+    from sacbot.distributed import require_ray
+    from sacbot.errors import UserError
+    from sacbot.settings import load_sacbot_settings
+
+    require_ray()
+    unsupported = {
+        "--workers": workers != 0, "--teacher-lead": teacher_lead != 0, "--sampling": sampling != "spread",
+        "--tensorboard": tensorboard is not None,
+    }  # fmt: skip
+    for option, given in unsupported.items():
+        if given:
+            raise UserError(f"--ray runs the arenas in Ray runners: {option} is not taken with it", 2)
+    from sacbot.distributed.learner import train_ray
+    from sacbot.distributed.view import LiveView
+
+    def log(line: str) -> None:
+        print(f"sacbot train-fast: {line}", file=sys.stderr, flush=True)
+
+    kwargs = dict(
+        steps=steps, runners=runners, envs=envs, seed=seed,
+        utd=updates_per_step / envs if utd is None else utd, save_every=save_every,
+        torch_threads=torch_threads, rounds_per_game=rounds_per_game,
+        replay_keep=load_sacbot_settings().replay_keep, address=ray_address, log=log,
+    )  # fmt: skip
+    if sys.stderr.isatty():
+        with LiveView() as view:
+            summary = train_ray(opponents, out, view=view, **kwargs)  # type: ignore[arg-type]
+    else:
+        summary = train_ray(opponents, out, **kwargs)  # type: ignore[arg-type]
+    fig = summary.figures
+    typer.echo(
+        f"trained {summary.env_steps} env steps, {summary.updates} updates, {summary.rounds} rounds in "
+        f"{summary.seconds:.1f} s on {fig['runners']} Ray runners "
+        f"({fig['env_steps_per_s']:,.0f} env steps/s, "
+        f"{fig['updates_per_s']:.2f} updates/s, UTD {fig['utd_held']:.4f} for {fig['utd_target']:.4f}, "
+        f"{fig['runner_restarts']} restarts); weights in {summary.out}"
+    )
+    for name, share in summary.score_share.items():
+        typer.echo(f"  {name}: score share {share:.3f} over the last rounds, {summary.wins[name]} rounds won")

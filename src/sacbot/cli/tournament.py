@@ -38,9 +38,32 @@ def tournament(
     connect_timeout: float = typer.Option(
         30.0, "--connect-timeout", help="Seconds to wait for a game's bots to connect."
     ),
+    record: Path | None = typer.Option(
+        None, "--record", metavar="DIR", help="Record every game into DIR (game-<time>-A-vs-B.battle.gz)."
+    ),
+    use_ray: bool = typer.Option(
+        False, "--ray", help="Each game a Ray task (RAY_ADDRESS joins a cluster; needs sacbot[ray])."
+    ),
 ) -> None:
     """Round-robin: every pair of bot directories plays one game; table, OpenSkill ratings, heatmap."""
-    from sacbot.campaign.tournament import run_tournament
+    from sacbot.campaign.tournament import RecorderFactory, run_tournament
+
+    play_all = None
+    if use_ray:
+        from sacbot.distributed import require_ray
+
+        require_ray()
+        from sacbot.distributed.games import play_pairs_ray
+
+        play_all = play_pairs_ray
+
+    recorder_factory: RecorderFactory | None = None
+    if record is not None:
+        import functools
+
+        from sacbot.viewer.recording import game_recorder, writable_folder
+
+        recorder_factory = functools.partial(game_recorder, str(writable_folder(record)))
 
     reporter = None if json_output else _ProgressReporter()
     # Ctrl-C and SIGTERM both unwind through the booters' clean-up: no bot process is left behind.
@@ -55,6 +78,8 @@ def tournament(
             seed=seed,
             connect_timeout=connect_timeout,
             reporter=reporter,
+            recorder_factory=recorder_factory,
+            play_all=play_all,
         )
     except KeyboardInterrupt:
         raise UserError(

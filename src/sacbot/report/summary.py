@@ -89,9 +89,15 @@ def share_section(rounds: Sequence[ShareRound], what: str, size: int = SHARE_BLO
 
 
 def render_summary(
-    data: RunData, clock: ActiveClock, title: str, images: Sequence[tuple[str, str]], notes: Sequence[str]
+    data: RunData,
+    clock: ActiveClock,
+    title: str,
+    images: Sequence[tuple[str, str]],
+    notes: Sequence[str],
+    clip: tuple[str, str] | None = None,
 ) -> str:
-    """`images`: (file name, caption) of the PNGs beside report.md; `notes`: plots left out, and why."""
+    """`images`: (file name, caption) of the PNGs beside report.md; `notes`: plots left out, and why;
+    `clip`: (file name, caption) of the latest recorded eval game's GIF beside report.md."""
     out = [f"# {title}", ""]
     final = latest_evals(data.evals)
     if data.kind != "campaign":
@@ -110,6 +116,15 @@ def render_summary(
             "## Final eval",
             "",
             "No eval results in this run folder (eval_log.jsonl is missing or empty).",
+            "",
+        ]
+    if clip is not None:
+        out += [
+            "## Latest recorded eval game",
+            "",
+            clip[1],
+            "",
+            f"![The latest recorded eval game]({clip[0]})",
             "",
         ]
     out += share_section(share_rounds(data.rounds), rounds_what(data))

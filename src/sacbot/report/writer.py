@@ -14,6 +14,13 @@ from sacbot.report.summary import render_summary
 from sacbot.rundir import REPORT_DIR, ROUNDS, TRAINING_METRICS, RunPaths, WeightsPaths
 
 REPORT_MD = "report.md"
+CLIP_GIF = "latest_eval.gif"
+# The clip of the latest recorded eval game: the first turns of its first round, small and short (48 frames
+# at 12 frames a second, 10 turns apart: 4 s, turns 1 to ~470).
+CLIP_WIDTH = 400  # narrower, the indicator and the score panel overlap
+CLIP_FPS = 12.0
+CLIP_SPEED = 4.0
+CLIP_FRAMES = 48
 
 
 @dataclass(frozen=True)
@@ -206,6 +213,42 @@ def _rounds_file(data: d.RunData) -> str:
     return d.PLAY_ROUNDS if data.kind == "campaign" else ROUNDS
 
 
+def _clip(run_dir: Path, target: Path, notes: list[str]) -> tuple[str, str] | None:
+    """A GIF of the first turns of the latest eval game the campaign recorded (`[record]`), into `target`."""
+    from sacbot.viewer.recording import read_recording, recordings_in
+    from sacbot.viewer.render import render_clip
+
+    found = recordings_in(RunPaths(run_dir).recordings, "-eval-")
+    if not found:
+        return None
+    latest = found[-1]
+    try:
+        recording = read_recording(latest)
+        info = render_clip(
+            recording,
+            target / CLIP_GIF,
+            speed=CLIP_SPEED,
+            fps=CLIP_FPS,
+            width=CLIP_WIDTH,
+            round_number=_first_round(recording.messages()),
+            max_frames=CLIP_FRAMES,
+        )
+    except UserError as exc:
+        notes.append(f"No clip of the latest eval game: {exc}")
+        return None
+    (r0, t0), (_, t1) = info.first_turn, info.last_turn
+    caption = f"Round {r0}, turns {t0}-{t1} of `{latest}` (`sacbot replay {latest}` plays all of it)."
+    return CLIP_GIF, caption
+
+
+def _first_round(messages: list[dict[str, object]]) -> int:
+    for m in messages:
+        number = m.get("roundNumber")
+        if m.get("type") == "TickEventForObserver" and isinstance(number, int):
+            return number
+    return 1  # read_recording refuses a recording without turns
+
+
 def write_report(run_dir: Path, out: Path | None = None) -> ReportOutcome:
     data = load_run(run_dir)
     from sacbot.checkpoint import atomic_write_bytes, atomic_write_text
@@ -221,11 +264,14 @@ def write_report(run_dir: Path, out: Path | None = None) -> ReportOutcome:
         for name, _, draw in todo:
             atomic_write_bytes(target / name, draw())
             files.append(target / name)
+        clip = _clip(run_dir, target, notes) if data.kind == "campaign" else None
+        if clip is not None:
+            files.append(target / CLIP_GIF)
         if data.kind == "campaign":
             title = f"Run report: {run_dir.resolve().name}"
         else:
             title = f"Weights folder report: {run_dir.resolve().name} (sacbot {data.kind})"
-        text = render_summary(data, clock, title, [(n, c) for n, c, _ in todo], notes)
+        text = render_summary(data, clock, title, [(n, c) for n, c, _ in todo], notes, clip)
         atomic_write_text(target / REPORT_MD, text)
         files.append(target / REPORT_MD)
     except OSError as exc:

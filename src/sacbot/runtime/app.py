@@ -136,23 +136,46 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     from sacbot.runtime.policy import RealtimePolicy
     from sacbot.runtime.records import ChannelItem
     from sacbot.runtime.saver import RoundEndSaver
-    from sacbot.runtime.startup import actor_specs, choose_start, radar_mode_for
+    from sacbot.runtime.startup import (
+        SHIPPED_ACTOR,
+        actor_specs,
+        choose_start,
+        full_start_arrays,
+        radar_mode_for,
+        shipped_kickstart,
+    )
     from sacbot.runtime.trainer import TrainerConfig as LoopConfig
     from sacbot.runtime.trainer import TrainerThread
 
     torch.set_num_threads(settings.torch_threads)
-    sac = SacTrainer(
-        TrainerConfig(
-            device=settings.device,
-            seed=settings.seed or 0,
-            batch_size=settings.batch_size,
-            kickstart=settings.kickstart,
-            kickstart_anneal=settings.kickstart_anneal,
-            n_step=settings.n_step,
+
+    def make_trainer(kickstart: float) -> SacTrainer:
+        return SacTrainer(
+            TrainerConfig(
+                device=settings.device,
+                seed=settings.seed or 0,
+                batch_size=settings.batch_size,
+                kickstart=kickstart,
+                kickstart_anneal=settings.kickstart_anneal,
+                n_step=settings.n_step,
+            )
         )
+
+    sac = make_trainer(settings.kickstart)
+    start = choose_start(
+        settings.checkpoint,
+        weights,
+        opponent,
+        sac.array_specs(),
+        actor_only=eval_mode,
+        shipped=SHIPPED_ACTOR if settings.shipped else None,
     )
-    start = choose_start(settings.checkpoint, weights, opponent, sac.array_specs(), actor_only=eval_mode)
     radar_mode, radar_source = radar_mode_for(settings.radar_mode, start.meta)
+    kickstart = settings.kickstart
+    if not eval_mode and "kickstart" not in settings.model_fields_set:
+        kickstart = shipped_kickstart(start, kickstart)
+        if kickstart != settings.kickstart:
+            sac = make_trainer(kickstart)  # the shipped actor trains on with the teacher term it learnt
     features = AgentFeatures(radar_mode, settings.aim_shaping)
     trainer: TrainerThread | None = None
     crash: list[str] = []
@@ -174,8 +197,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             keep_all_latencies=settings.stats_file is not None,
         )
     else:
-        if start.arrays is not None:
-            sac.load_state_arrays(start.arrays)
+        if start.arrays is not None:  # an actor-only start keeps the fresh critics, optimisers and counters
+            sac.load_state_arrays(full_start_arrays(start.arrays, sac.state_arrays()))
         learner = AgentLearner(sac)
         kept = _load_kept_replay(learner, weights, settings.replay_keep, sac.config.sizes)
         channel: DropOldestChannel[ChannelItem] = DropOldestChannel(settings.channel_capacity)
@@ -193,7 +216,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 trained_with={
                     "radar_mode": radar_mode,
                     "aim_shaping": settings.aim_shaping,
-                    "kickstart": settings.kickstart,
+                    "kickstart": kickstart,
                 },
                 replay_keep=settings.replay_keep,
                 board=board,
@@ -235,6 +258,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             keep_all_latencies=settings.stats_file is not None,
         )
     _say(f"{identity.name}: {start.source}; weights folder {weights}; radar {radar_mode} ({radar_source})")
+    if kickstart != settings.kickstart:
+        _say(f"kickstart {kickstart:g} (the shipped actor's; SACBOT_KICKSTART overrides)")
     if trainer is not None:
         _say(kept)
         if board_dir is not None:

@@ -75,6 +75,7 @@ def bench_play(
             "SACBOT_STATS_FILE": str(stats_path),
             "SACBOT_UTD_RATIO": "0",
             "SACBOT_WARMUP_ROUNDS": "0",
+            "SACBOT_SHIPPED": "0",  # without --checkpoint: a fresh init, not the shipped actor
         }
         if checkpoint is not None:  # a trained bot: its weights, its settings (radar mode), training on
             extra["SACBOT_CHECKPOINT"] = str(checkpoint)

@@ -21,6 +21,7 @@ from sacbot.agent.features import (
 from sacbot.agent.inference import FastActor as AgentFastActor
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
+from sacbot.runtime.debug_paint import paint
 from sacbot.runtime.ports import FastActor
 from sacbot.runtime.records import Transition
 
@@ -104,3 +105,6 @@ class AgentFeatures:
 
     def to_intent(self, action: np.ndarray) -> Any:
         return action_to_intent(action, self.radar_mode, self.memory)
+
+    def paint(self, tick: Any, action: np.ndarray) -> str:
+        return paint(self.memory, tick.bot_state, action.tolist())

@@ -38,6 +38,10 @@ class Features(Protocol):
 
     def to_intent(self, action: np.ndarray) -> Any: ...
 
+    def paint(self, tick: Any, action: np.ndarray) -> str:
+        """Debug graphics (an SVG) of this tick, made only while the server lets the bot debug."""
+        ...
+
 
 class RealtimePolicy:
     """A `sacbot.client` BotPolicy. `actor_source()` returns the newest published actor (a reference read)."""
@@ -117,6 +121,8 @@ class RealtimePolicy:
         reward = self.features.reward(tick)
         action, new_hidden = self.actor.step(obs, self.hidden, self.deterministic)
         intent = self.features.to_intent(action)
+        if tick.bot_state.is_debugging_enabled:  # the server lets this bot paint: off the path otherwise
+            intent.debug_graphics = self.features.paint(tick, action)
         # The intent is ready; the rest is cheap bookkeeping done before the client sends it.
         self._bookkeeping(tick, obs, action, reward)
         self.hidden = new_hidden

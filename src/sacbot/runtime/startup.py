@@ -1,21 +1,32 @@
-"""Which weights `sacbot play` starts from: SACBOT_CHECKPOINT, else the slot order, else a fresh init.
+"""Which weights `sacbot play` starts from: SACBOT_CHECKPOINT, else the slot order, else the shipped actor,
+else a fresh init.
 
 The slot order is the checkpoint package's (`load_order`: the opponent's best, then the global best); a slot
 that exists but cannot be used is skipped with a warning. An explicit checkpoint that cannot be used is an
 error. Eval mode needs only the actor, so an actor-only export works there too.
+
+The shipped actor (`SHIPPED_ACTOR`, an actor-only export inside the package, its provenance in
+`extra.provenance`) is the start when the weights folder has no usable checkpoint, unless SACBOT_SHIPPED=0
+(campaigns and benchmarks set it: training from scratch stays from scratch). It holds only the actor: a
+training start gets its actor weights with fresh critics, optimisers and counters (`full_start_arrays`).
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from sacbot.agent.features import RadarMode
-from sacbot.checkpoint import CheckpointMeta, load_checkpoint, load_for_game
+from sacbot.checkpoint import CheckpointError, CheckpointMeta, load_checkpoint, load_for_game, read_meta
 
 ArraySpecs = dict[str, tuple[tuple[int, ...], str]]
+
+# The standard campaign's best, exported actor-only with its provenance (campaign, commit, eval table).
+SHIPPED_ACTOR = Path(__file__).resolve().parent.parent / "data" / "sacbot-standard-actor.zip"
 
 
 @dataclass(frozen=True)
@@ -23,6 +34,11 @@ class StartWeights:
     arrays: dict[str, np.ndarray] | None  # None: a fresh init
     source: str  # the one line saying where they came from
     meta: CheckpointMeta | None = None
+    shipped: bool = False  # the shipped actor (no checkpoint of the weights folder's own)
+
+
+def _stderr(line: str) -> None:
+    print(f"sacbot: {line}", file=sys.stderr, flush=True)
 
 
 def radar_mode_for(setting: str | None, meta: CheckpointMeta | None) -> tuple[RadarMode, str]:
@@ -36,17 +52,58 @@ def radar_mode_for(setting: str | None, meta: CheckpointMeta | None) -> tuple[Ra
     return "spin", "the default"
 
 
+def shipped_kickstart(start: StartWeights, setting: float) -> float:
+    """The kickstart weight a training start uses when SACBOT_KICKSTART is unset: the shipped actor's own
+    (`extra.kickstart`; with fresh critics and no teacher's term it collapsed within ten rounds), else the
+    setting's default."""
+    trained = start.meta.extra.get("kickstart") if start.shipped and start.meta is not None else None
+    if isinstance(trained, int | float) and not isinstance(trained, bool) and trained >= 0:
+        return float(trained)
+    return setting
+
+
 def actor_specs(specs: ArraySpecs) -> ArraySpecs:
     return {name: spec for name, spec in specs.items() if name.startswith("actor.")}
 
 
+def shipped_label(path: Path, meta: CheckpointMeta | None) -> str:
+    """`shipped actor NAME (campaign C, commit abc1234)`, from the archive's extra.provenance."""
+    provenance = meta.extra.get("provenance") if meta is not None else None
+    details: list[str] = []
+    if isinstance(provenance, dict):
+        if provenance.get("campaign"):
+            details.append(f"campaign {provenance['campaign']}")
+        if provenance.get("commit"):
+            details.append(f"commit {str(provenance['commit'])[:7]}")
+    return f"shipped actor {path.name}" + (f" ({', '.join(details)})" if details else "")
+
+
+def full_start_arrays(
+    start: Mapping[str, np.ndarray], fresh: Mapping[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """A training start from `start` (full, or actor-only): its arrays over a fresh trainer's `state_arrays`,
+    so an actor-only archive trains on with fresh critics, optimisers and counters."""
+    return {**fresh, **start}
+
+
 def choose_start(
-    explicit: Path | None, weights_dir: Path, opponent: str | None, specs: ArraySpecs, actor_only: bool
+    explicit: Path | None,
+    weights_dir: Path,
+    opponent: str | None,
+    specs: ArraySpecs,
+    actor_only: bool,
+    shipped: Path | None = SHIPPED_ACTOR,
+    warn: Callable[[str], None] = _stderr,
 ) -> StartWeights:
+    """`shipped=None` (SACBOT_SHIPPED=0) leaves the shipped actor out: a fresh init follows the slots."""
     wanted = actor_specs(specs) if actor_only else specs
     if explicit is not None:
         path = explicit.expanduser().resolve()
-        arrays, meta = load_checkpoint(path, wanted, subset=actor_only)
+        exported = read_meta(path)
+        if exported is not None and exported.contents == "actor":  # trains on with fresh critics
+            arrays, meta = load_checkpoint(path, actor_specs(specs), subset=True)
+        else:
+            arrays, meta = load_checkpoint(path, wanted, subset=actor_only)
         updates = meta.updates if meta is not None else "?"
         return StartWeights(arrays, f"loaded {path} (SACBOT_CHECKPOINT; updates {updates})", meta)
     loaded = load_for_game(weights_dir, opponent, wanted, subset=actor_only)
@@ -55,4 +112,15 @@ def choose_start(
         source = f"loaded slot {loaded.slot} from {loaded.path} (updates {updates})"
         return StartWeights(loaded.arrays, source, loaded.meta)
     where = f"for opponent {opponent} " if opponent else ""
-    return StartWeights(None, f"fresh init (no usable checkpoint {where}in {weights_dir})")
+    if shipped is not None and shipped.is_file():
+        try:
+            arrays, meta = load_checkpoint(shipped, actor_specs(specs), subset=True)
+        except CheckpointError as exc:
+            warn(f"warning: skipping the shipped actor: {exc}")
+        else:
+            trains = "" if actor_only else "; fresh critics"
+            why = f"no usable checkpoint {where}in {weights_dir}{trains}"
+            return StartWeights(arrays, f"start: {shipped_label(shipped, meta)}; {why}", meta, shipped=True)
+        return StartWeights(None, f"fresh init (no usable checkpoint {where}in {weights_dir})")
+    opted_out = "; SACBOT_SHIPPED=0" if shipped is None else ""
+    return StartWeights(None, f"fresh init (no usable checkpoint {where}in {weights_dir}{opted_out})")

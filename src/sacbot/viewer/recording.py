@@ -8,6 +8,11 @@ and a writer thread compresses and writes it, so the turn loop only appends to a
 under its final name and the gzip stream is flushed with Z_SYNC_FLUSH at every round end and at least every
 `flush_s` seconds, so a crash leaves a file that reads back up to its last flush (`read_recording`
 tolerates the missing gzip trailer and a cut last line).
+
+Commands that play games for the user record some of them: `SelectedGames` is the arena's recorder that writes
+only the games it is armed for, named `game-<time>-<label>.battle.gz` (a campaign's `[record]` table,
+`sacbot eval --record`), keeping the newest `keep_last`; `game_recorder` records one game
+(`sacbot tournament --record`, in each game's process).
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ import datetime as dt
 import gzip
 import json
 import logging
+import os
 import threading
 import zlib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -43,8 +50,15 @@ DEFAULT_FLUSH_S = 1.0
 # three times as much CPU, which a busy arena feels).
 DEFAULT_LEVEL = 1
 
-_START = object()  # queue markers between the arena and the writer thread
-_END = object()
+_END = object()  # queue markers between the arena and the writer thread
+_LABEL_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+
+
+@dataclass(frozen=True)
+class _Start:
+    label: str | None
+
+
 _ROUND_ENDED = '{"type":"RoundEndedEventForObserver"'
 
 
@@ -53,15 +67,29 @@ def recording_name(when: dt.datetime) -> str:
     return f"game-{when:%Y-%m-%d-%H-%M-%S}{SUFFIX}"
 
 
-def _new_path(directory: Path, when: dt.datetime) -> Path:
-    """`game-<time>.battle.gz`, or `game-<time>-2.battle.gz`, ... when games start in the same second."""
-    base = recording_name(when)[: -len(SUFFIX)]
+def _new_path(directory: Path, when: dt.datetime, label: str | None = None) -> Path:
+    """`game-<time>.battle.gz` (`game-<time>-<label>.battle.gz` with a label), or `...-2.battle.gz`, ... when
+    games start in the same second."""
+    base = recording_name(when)[: -len(SUFFIX)] + (f"-{label}" if label else "")
     path = directory / f"{base}{SUFFIX}"
     n = 2
     while path.exists():
         path = directory / f"{base}-{n}{SUFFIX}"
         n += 1
     return path
+
+
+def writable_folder(directory: str | Path) -> Path:
+    """`directory`, created if needed; a `UserError` when a file cannot be written there."""
+    folder = Path(directory)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".sacbot-record-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise UserError(f"--record: cannot write to {folder}: {exc.strerror or exc}", 2) from None
+    return folder
 
 
 @dataclass
@@ -84,14 +112,7 @@ class RecordingWriter:
     def __init__(
         self, directory: str | Path, *, flush_s: float = DEFAULT_FLUSH_S, level: int = DEFAULT_LEVEL
     ) -> None:
-        self.directory = Path(directory)
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            probe = self.directory / ".sacbot-record-probe"
-            probe.write_bytes(b"")
-            probe.unlink()
-        except OSError as exc:
-            raise UserError(f"--record: cannot write to {self.directory}: {exc.strerror or exc}", 2) from None
+        self.directory = writable_folder(directory)
         self.flush_s = flush_s
         self.level = level
         self.stats = WriterStats()
@@ -106,8 +127,11 @@ class RecordingWriter:
 
     # ---- GameRecorder: called on the arena's loop, only queue ------------------------------------------
 
-    def start_game(self) -> None:
-        self._queue.append(_START)
+    def start_game(self, label: str | None = None) -> None:
+        """A new file for the game that starts; `label` (letters, digits, `-_.`) goes into its name."""
+        if label is not None:
+            label = "".join(c if c in _LABEL_OK else "_" for c in label) or None
+        self._queue.append(_Start(label))
         self._wake.set()  # the file exists as the game starts
 
     def record(self, text: str) -> None:
@@ -164,8 +188,8 @@ class RecordingWriter:
                     continue
                 self._write(lines)
                 lines = []
-                if item is _START:
-                    self._open()
+                if isinstance(item, _Start):
+                    self._open(item.label)
                 elif item is _END:
                     self._finish()
                 elif isinstance(item, threading.Event):
@@ -180,11 +204,11 @@ class RecordingWriter:
             self._wake.wait(self.flush_s)
             self._wake.clear()
 
-    def _open(self) -> None:
+    def _open(self, label: str | None) -> None:
         self._finish()  # a game that never ended (aborted without a message) is closed as it is
         if self._error is not None:
             return
-        path = _new_path(self.directory, dt.datetime.now())
+        path = _new_path(self.directory, dt.datetime.now(), label)
         try:
             raw = open(path, "xb")  # noqa: SIM115 - closed in _finish
         except OSError as exc:
@@ -248,6 +272,92 @@ class RecordingWriter:
                 pass
         # Later games are not recorded: drop what the arena queues from now on.
         self._queue.clear()
+
+
+class SelectedGames:
+    """A `GameRecorder` that records only the games it is armed for, into one folder: `arm(kind, label)`
+    before a game starts, `settle()` after it. The arena keeps one recorder for its life; a campaign (or
+    `sacbot eval`) records the games of the `kinds` it was asked for ("eval", "chunk"), and with
+    `keep_last` > 0 only the newest that many recordings stay."""
+
+    def __init__(self, writer: RecordingWriter, kinds: Collection[str], keep_last: int = 0) -> None:
+        self.writer = writer
+        self.kinds = frozenset(kinds)
+        self.keep_last = keep_last
+        self._label: str | None = None
+        self._armed = False
+        self._on = False  # the game in progress is being recorded
+
+    @classmethod
+    def open(cls, directory: str | Path, kinds: Collection[str], keep_last: int = 0) -> SelectedGames:
+        """A writer into `directory` (a `UserError` when it cannot be written) behind the selection."""
+        return cls(RecordingWriter(directory), kinds, keep_last)
+
+    def arm(self, kind: str, label: str) -> bool:
+        """Record the next game if `kind` is selected; whether it will be."""
+        self._label, self._armed = label, kind in self.kinds
+        return self._armed
+
+    def settle(self) -> None:
+        """After a game: record no more until armed again, write the file out, delete the oldest beyond
+        `keep_last`."""
+        was_armed, self._armed = self._armed, False
+        if was_armed:
+            self.writer.flush()
+            prune_recordings(self.writer.directory, self.keep_last)
+
+    def close(self) -> None:
+        self.writer.close()
+
+    # ---- GameRecorder ----
+    def start_game(self) -> None:
+        self._on = self._armed
+        if self._on:
+            self.writer.start_game(self._label)
+
+    def record(self, text: str) -> None:
+        if self._on:
+            self.writer.record(text)
+
+    def end_game(self) -> None:
+        if self._on:
+            self._on = False
+            self.writer.end_game()
+
+
+def game_recorder(directory: str, label: str) -> SelectedGames:
+    """A recorder of the next game only, into `directory` as `game-<time>-<label>.battle.gz`; close it after
+    the game. `functools.partial(game_recorder, directory)` is the picklable factory that `sacbot
+    tournament --record` hands to its game processes."""
+    recorder = SelectedGames.open(directory, ("game",))
+    recorder.arm("game", label)
+    return recorder
+
+
+def recordings_in(directory: Path, contains: str = "") -> list[Path]:
+    """The `.battle.gz` files in `directory` whose names hold `contains`, oldest first (by modification
+    time, then name: names start with the game's start time)."""
+    if not directory.is_dir():
+        return []
+    found = [p for p in directory.glob(f"*{SUFFIX}") if contains in p.name and p.is_file()]
+
+    def age(p: Path) -> tuple[float, str]:
+        try:
+            return (p.stat().st_mtime, p.name)
+        except OSError:
+            return (0.0, p.name)
+
+    return sorted(found, key=age)
+
+
+def prune_recordings(directory: Path, keep_last: int) -> list[Path]:
+    """Delete all but the newest `keep_last` recordings in `directory` (0 keeps them all); the deleted."""
+    if keep_last <= 0:
+        return []
+    old = recordings_in(directory)[:-keep_last]
+    for path in old:
+        path.unlink(missing_ok=True)
+    return old
 
 
 # ---- reading ------------------------------------------------------------------------------------------

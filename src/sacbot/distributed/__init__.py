@@ -1,0 +1,42 @@
+"""Scaling out on Ray (the optional `sacbot[ray]` extra): env runners as Ray actors feeding one learner.
+
+Ray does the scheduling, transport, object store and restarts; this package only says what runs where:
+`runner` (an actor stepping a vectorised environment with a frozen numpy copy of the policy), `learner`
+(`train_ray`: replay and SAC updates, weight broadcast, rate control, checkpoints), `games` (eval and
+tournament games as Ray tasks), `view` (the live terminal view) and `bench` (`sacbot bench ray`).
+Nothing here is imported by the default in-process path, and Ray is imported only when asked for.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from sacbot.errors import UserError
+
+RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'sacbot[ray]'"
+
+
+def require_ray() -> ModuleType:
+    """The `ray` module, or one clear UserError when the extra is not installed."""
+    try:
+        import ray
+    except ImportError:
+        raise UserError(RAY_MISSING, exit_code=2) from None
+    return ray
+
+
+def init_ray(address: str | None = None, num_cpus: int | None = None) -> ModuleType:
+    """Join the cluster at `address`, or start a local Ray instance (with `num_cpus` CPUs when given).
+
+    An already initialised Ray (a test's, a notebook's) is used as it is.
+    """
+    ray = require_ray()
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, include_dashboard=False, log_to_driver=True)
+        else:
+            ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=True)
+    return ray
+
+
+__all__ = ["RAY_MISSING", "init_ray", "require_ray"]

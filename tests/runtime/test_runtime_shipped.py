@@ -1,0 +1,159 @@
+"""The shipped actor (`sacbot/data/sacbot-standard-actor.zip`): an actor-only export of the standard
+campaign's best with its provenance, the start of `sacbot play` when the weights folder holds no checkpoint
+of its own (SACBOT_SHIPPED=0: a fresh init), and the default of `sacbot eval`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_runtime_play import BOTS, SMALL, bot_log, use_env, wait_for
+from typer.testing import CliRunner
+
+from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.arena.battle import run_battle
+from sacbot.arena.controller import GameResult
+from sacbot.checkpoint import CheckpointMeta, load_checkpoint, read_meta, save_checkpoint
+from sacbot.cli.main import app
+from sacbot.engine import game_setup_for
+from sacbot.errors import UserError
+from sacbot.runtime.startup import (
+    SHIPPED_ACTOR,
+    actor_specs,
+    choose_start,
+    full_start_arrays,
+    shipped_kickstart,
+)
+
+CLASSICS = {"Target", "Fire", "SpinBot", "MyFirstBot", "Crazy", "Corners", "Walls", "TrackFire", "VelociBot"}
+
+
+@pytest.fixture(scope="module")
+def specs() -> dict[str, tuple[tuple[int, ...], str]]:
+    return SacTrainer(TrainerConfig(device="cpu", replay_capacity=64)).array_specs()
+
+
+def test_the_shipped_actor_verifies_and_carries_its_provenance() -> None:
+    assert SHIPPED_ACTOR.is_file() and SHIPPED_ACTOR.stat().st_size < 1_000_000
+    result = CliRunner().invoke(app, ["checkpoint", "verify", str(SHIPPED_ACTOR)])
+    assert result.exit_code == 0 and "every actor network shape" in result.output, result.output
+    arrays, meta = load_checkpoint(SHIPPED_ACTOR)
+    assert meta is not None and meta.contents == "actor"
+    assert arrays and all(name.startswith("actor.") for name in arrays)
+    assert meta.extra["radar_mode"] == "lock" and meta.extra["kickstart"] == 50.0
+    provenance = meta.extra["provenance"]
+    assert provenance["campaign"] == "standard"
+    assert re.fullmatch(r"[0-9a-f]{40}", provenance["commit"])
+    table = provenance["eval"]
+    assert set(table) == CLASSICS | {"RamFire"}
+    assert all(row["rounds"] == 100 and 94 <= row["wins"] <= 100 for row in table.values())
+
+
+def test_export_adds_provenance(tmp_path: Path) -> None:
+    source = tmp_path / "full.zip"
+    sac = SacTrainer(TrainerConfig(device="cpu", replay_capacity=64))
+    save_checkpoint(source, sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes()))
+    record = tmp_path / "provenance.json"
+    record.write_text(json.dumps({"campaign": "c", "eval": {"SpinBot": {"rounds": 3, "wins": 3}}}))
+    out = tmp_path / "actor.zip"
+    runner = CliRunner()
+    args = ["checkpoint", "export", str(source), str(out), "--actor-only", "--provenance", str(record)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    meta = read_meta(out)
+    assert meta is not None and meta.contents == "actor"
+    assert meta.extra["provenance"]["eval"]["SpinBot"]["wins"] == 3
+    record.write_text("[1, 2]")
+    result = runner.invoke(app, [*args, "--force"])
+    assert isinstance(result.exception, UserError) and result.exception.exit_code == 2
+    assert "JSON object" in str(result.exception)
+
+
+def test_slot_order_ends_with_the_shipped_actor_then_fresh(
+    tmp_path: Path, specs: dict[str, tuple[tuple[int, ...], str]]
+) -> None:
+    empty = tmp_path / "weights"
+    start = choose_start(None, empty, "SpinBot", specs, actor_only=True)
+    assert start.shipped and start.arrays is not None and set(start.arrays) == set(actor_specs(specs))
+    assert start.source.startswith(
+        "start: shipped actor sacbot-standard-actor.zip (campaign standard, commit "
+    )
+    fresh = choose_start(None, empty, "SpinBot", specs, actor_only=True, shipped=None)
+    assert fresh.arrays is None and not fresh.shipped and "SACBOT_SHIPPED=0" in fresh.source
+    # A training start: the actor's weights, fresh critics and counters, the teacher's term it learnt with.
+    training = choose_start(None, empty, None, specs, actor_only=False)
+    assert training.arrays is not None and "fresh critics" in training.source
+    sac = SacTrainer(TrainerConfig(device="cpu", replay_capacity=64))
+    sac.load_state_arrays(full_start_arrays(training.arrays, sac.state_arrays()))
+    assert all((sac.actor_arrays()[k] == v).all() for k, v in training.arrays.items())
+    assert sac.updates == 0 and shipped_kickstart(training, 0.0) == 50.0
+    assert shipped_kickstart(fresh, 0.0) == 0.0
+    # A checkpoint of the folder's own comes first.
+    save_checkpoint(empty / "best.zip", sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes()))
+    own = choose_start(None, empty, None, specs, actor_only=False)
+    assert not own.shipped and "loaded slot best" in own.source
+
+
+def _first_places(result: GameResult, name: str) -> int:
+    return next(r.first_places for r in result.results if r.name == name)
+
+
+def test_play_starts_from_the_shipped_actor_and_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eval mode, an empty weights folder, SpinBot: the shipped actor won 100 of 100 such rounds."""
+    weights = tmp_path / "weights"
+    env = {k: v for k, v in SMALL.items() if k != "SACBOT_SHIPPED"}
+    use_env(monkeypatch, {**env, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_EVAL_MODE": "1"})
+    result = run_battle(
+        [BOTS / "SacBot", BOTS / "SpinBot"], game_setup_for("1v1", number_of_rounds=3), log_dir=tmp_path / "l"
+    )
+    wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "l"), "a clean exit")
+    log = bot_log(tmp_path / "l")
+    assert "shipped actor sacbot-standard-actor.zip (campaign standard, commit" in log
+    assert "radar lock (the checkpoint's)" in log
+    assert _first_places(result, "SacBot") >= 2, log
+
+
+def test_the_opt_out_starts_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(tmp_path / "w"), "SACBOT_EVAL_MODE": "1"})
+    run_battle(
+        [BOTS / "SacBot", BOTS / "TrackFire"],
+        game_setup_for("1v1", number_of_rounds=1),
+        log_dir=tmp_path / "l",
+    )
+    wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "l"), "a clean exit")
+    log = bot_log(tmp_path / "l")
+    assert "fresh init" in log and "SACBOT_SHIPPED=0" in log and "shipped actor" not in log
+
+
+def test_arena_run_shows_sacbot_winning(tmp_path: Path) -> None:
+    """The README's first battle: `sacbot arena run bots/SacBot bots/SpinBot` with an empty weights folder
+    (a training `play`: the shipped actor, fresh critics, its teacher's term)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SACBOT_", "BOT_", "SERVER_"))}
+    env["SACBOT_WEIGHTS_DIR"] = str(tmp_path / "weights")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sacbot",
+            "arena",
+            "run",
+            "bots/SacBot",
+            "bots/SpinBot",
+            "--rounds",
+            "5",
+            "--json",
+        ],
+        cwd=BOTS.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout)["results"]
+    assert results[0]["name"] == "SacBot" and results[0]["firstPlaces"] >= 3, results
