@@ -163,7 +163,7 @@ def train_ray(
         save_checkpoint,
     )
     from sacbot.checkpoint.replay_file import load_replay, save_replay
-    from sacbot.env.train import _resumed_meta
+    from sacbot.env.train import resumed_meta
     from sacbot.records import TRAIN_FAST, read_round_counter, write_round_counter
     from sacbot.rundir import WeightsPaths
     from sacbot.runtime.startup import radar_mode_for
@@ -176,7 +176,7 @@ def train_ray(
     folder = WeightsPaths(out)
     say = log or (lambda line: None)
     settings = load_sacbot_settings()  # as train-fast and `sacbot play`: training sees what play will see
-    radar_mode, _ = radar_mode_for(settings.radar_mode, _resumed_meta(out))
+    radar_mode, _ = radar_mode_for(settings.radar_mode, resumed_meta(out))
     trainer = SacTrainer(
         TrainerConfig(
             device=device, seed=seed, kickstart=settings.kickstart,

@@ -160,7 +160,7 @@ def train_fast(
         if radar_mode is None:
             from sacbot.runtime.startup import radar_mode_for
 
-            radar_mode, _ = radar_mode_for(settings.radar_mode, _resumed_meta(Path(out)))
+            radar_mode, _ = radar_mode_for(settings.radar_mode, resumed_meta(Path(out)))
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
         kickstart = settings.kickstart if kickstart is None else kickstart
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
@@ -361,7 +361,7 @@ def train_fast(
     )
 
 
-def _resumed_meta(out: Path) -> Any:
+def resumed_meta(out: Path) -> Any:
     """The metadata of the run's latest.zip (None: no run to resume), so a resumed run keeps the settings it
     was trained with, as `sacbot play` does."""
     from sacbot.checkpoint import CheckpointError, latest_path, read_meta
