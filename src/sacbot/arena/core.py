@@ -341,6 +341,12 @@ class ArenaCore:
         for cid in self._observers:
             send(cid, text)
 
+    def _to_watchers(self, text: str) -> None:
+        """A game event for the observers and, when one is kept, the recording (the same text)."""
+        self._to_observers(text)
+        if self.recorder is not None:
+            self.recorder.record(text)
+
     def _to_bots(self, run: _Run, text_for: Callable[[int], str], ids: Iterable[int]) -> None:
         send = self.transport.send
         for bid in ids:
@@ -539,11 +545,9 @@ class ArenaCore:
             h = self.conns[cid].bot
             assert h is not None
             parts.append(WireParticipant(id=bid, **_identity_fields(h)))
-        text = encode(GameStartedEventForObserver(game_setup=run.setup, participants=parts))
-        self._to_observers(text)
         if self.recorder is not None:
             self.recorder.start_game()
-            self.recorder.record(text)
+        self._to_watchers(encode(GameStartedEventForObserver(game_setup=run.setup, participants=parts)))
         self._next_turn()
 
     def _on_intent(self, conn: Conn, intent: BotIntent) -> None:
@@ -637,9 +641,7 @@ class ArenaCore:
             run.intents = {}
             text = encode(RoundStartedEvent(round_number=game.round_number))
             self._to_bots(run, lambda _b: text, run.bot_conn)
-            self._to_observers(text)
-            if self.recorder is not None:
-                self.recorder.record(text)
+            self._to_watchers(text)
             game.turn({})
         else:
             if run.waiting:
@@ -664,8 +666,7 @@ class ArenaCore:
                 send(cid, encode_dict(tick, "TickEventForBot"))
                 conn = conns[cid]
                 conn.tokens = min(BUCKET_CAP, conn.tokens + TOKENS_PER_TICK)
-        recorder = self.recorder
-        if self._observers or recorder is not None:
+        if self._observers or self.recorder is not None:
             obs = game.tick_for_observer_dict()
             for state in obs["botStates"]:
                 # As the real server: a bot's debug graphics reach observers only while it may debug.
@@ -673,10 +674,7 @@ class ArenaCore:
                     state["isDebuggingEnabled"] = True
                 elif "debugGraphics" in state:
                     del state["debugGraphics"]
-            text = encode_dict(obs, "TickEventForObserver")
-            self._to_observers(text)
-            if recorder is not None:
-                recorder.record(text)
+            self._to_watchers(encode_dict(obs, "TickEventForObserver"))
         run.tick_time = self.clock()
         if game.round_over:
             self._end_round(run)
@@ -690,19 +688,13 @@ class ArenaCore:
         run.waiting = set()
         run.intents = {}
         self.stats.rounds += 1
-        recorder = self.recorder
         self._to_bots(run, lambda b: encode(game.round_ended_for_bot(b)), list(run.bot_conn))
-        text = encode(game.round_ended_for_observer())
-        self._to_observers(text)
-        if recorder is not None:
-            recorder.record(text)
+        self._to_watchers(encode(game.round_ended_for_observer()))
         if game.game_over:
             self._to_bots(run, lambda b: encode(game.game_ended_for_bot(b)), list(run.bot_conn))
-            text = encode(game.game_ended_for_observer())
-            self._to_observers(text)
-            if recorder is not None:
-                recorder.record(text)
-                recorder.end_game()
+            self._to_watchers(encode(game.game_ended_for_observer()))
+            if self.recorder is not None:
+                self.recorder.end_game()
             self.run = None
             self.deadline = None
         else:

@@ -30,7 +30,7 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
-def _fsync_folder(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
     if os.name != "posix":  # Windows cannot open a folder for fsync; its rename is already durable enough.
         return
     fd = os.open(folder, os.O_RDONLY)
@@ -67,7 +67,7 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_folder(folder)
+    fsync_folder(folder)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

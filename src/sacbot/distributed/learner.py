@@ -20,7 +20,6 @@ and the SAC-GRU updates (`SacTrainer`, on the GPU when there is one).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import time
@@ -101,12 +100,6 @@ class RayTrainingSummary:
     runner_pids: list[set[int]]
 
 
-def _share(window: deque[tuple[float, float]]) -> float:
-    own = sum(o for o, _ in window)
-    total = own + sum(e for _, e in window)
-    return 0.5 if total <= 0 else own / total
-
-
 def train_ray(
     opponents: str | Sequence[str],
     out: str | os.PathLike[str],
@@ -155,15 +148,11 @@ def train_ray(
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
     from sacbot.checkpoint import (
         CheckpointMeta,
-        best_path,
         latest_path,
-        offer_best,
-        opponent_best_path,
         restore_trainer,
-        save_checkpoint,
     )
     from sacbot.checkpoint.replay_file import load_replay, save_replay
-    from sacbot.env.train import resumed_meta
+    from sacbot.env.train import resumed_meta, save_slots, share
     from sacbot.records import TRAIN_FAST, read_round_counter, write_round_counter
     from sacbot.rundir import WeightsPaths
     from sacbot.runtime.startup import radar_mode_for
@@ -241,16 +230,7 @@ def train_ray(
         )  # fmt: skip
 
     def save() -> None:
-        arrays = trainer.state_arrays()
-        meta = run_meta()
-        save_checkpoint(latest_path(out), arrays, meta)
-        kind = f"fast_score_share_last_{best_window}"
-        for name, window in windows.items():
-            if len(window) >= best_window:
-                offer_best(opponent_best_path(out, name), arrays, dataclasses.replace(meta, opponent=name),
-                           _share(window), kind)  # fmt: skip
-        if len(overall) >= best_window:
-            offer_best(best_path(out), arrays, meta, _share(overall), kind)
+        save_slots(out, trainer.state_arrays(), run_meta(), windows, overall, best_window)
         jsonl.append(folder.training_metrics, {
             **progress.last_metrics, **progress.figures(), "time": time.time(),
             "env_steps": trainer.env_steps, "updates": trainer.updates, "written_by": TRAIN_FAST,
@@ -397,7 +377,7 @@ def train_ray(
         rounds=rounds_total,
         seconds=progress.seconds,
         out=out,
-        score_share={n: round(_share(w), 4) for n, w in windows.items() if w},
+        score_share={n: round(share(w), 4) for n, w in windows.items() if w},
         wins=wins,
         figures=progress.figures(),
         runner_pids=progress.pids,

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from sacbot.agent.sizes import NetworkSizes
+from sacbot.env.train import RoundBuffer
 
 
 @dataclass(frozen=True)
@@ -33,16 +34,6 @@ class RunnerSpec:
     radar_mode: str = "spin"
     aim_shaping: float = 0.0
     rounds_per_game: int = 10
-
-
-@dataclass
-class _Open:
-    """One arena's open round."""
-
-    obs: list[np.ndarray] = field(default_factory=list)
-    actions: list[np.ndarray] = field(default_factory=list)
-    rewards: list[float] = field(default_factory=list)
-    hidden: list[np.ndarray] = field(default_factory=list)
 
 
 def pack_rounds(
@@ -106,7 +97,7 @@ class EnvRunner:
         self.version = -1
         self.obs: np.ndarray | None = None
         self.hidden = np.zeros((spec.envs, spec.sizes.hidden), np.float32)
-        self.open: list[_Open] = []
+        self.open: list[RoundBuffer] = []
         self.calls = 0
 
     def pid(self) -> int:
@@ -133,7 +124,7 @@ class EnvRunner:
             self.version = version
         if self.obs is None:
             self.obs, _ = self.vec.reset(seed=self.spec.seed + 1_000_003 * self.index + first_env_steps)
-            self.open = [_Open(obs=[self.obs[i].copy()]) for i in range(self.spec.envs)]
+            self.open = [RoundBuffer(obs=[self.obs[i].copy()]) for i in range(self.spec.envs)]
         started = time.perf_counter()
         finished: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         results: list[dict[str, Any]] = []
@@ -157,7 +148,7 @@ class EnvRunner:
                     result["reward_sum"] = round(sum(buf.rewards), 6)
                     result["terminated"] = bool(terminated[i])
                     results.append(result)
-                    self.open[i] = _Open(obs=[next_obs[i].copy()])
+                    self.open[i] = RoundBuffer(obs=[next_obs[i].copy()])
                     new_hidden[i] = 0.0
                 else:
                     buf.obs.append(next_obs[i].copy())

@@ -49,7 +49,7 @@ TEACHER_NOISE = 0.3  # std of the noise on the teacher's actions while it leads 
 
 
 @dataclass
-class _RoundBuffer:
+class RoundBuffer:
     """One arena's open round: obs o_1..o_t, and per step the action, reward and hidden state acted from."""
 
     obs: list[np.ndarray] = field(default_factory=list)
@@ -72,7 +72,7 @@ class FastTrainingSummary:
     snapshots: list[str] = field(default_factory=list)  # the snapshots in the pool at the end
 
 
-def _share(window: deque[tuple[float, float]]) -> float:
+def share(window: deque[tuple[float, float]]) -> float:
     own = sum(o for o, _ in window)
     total = own + sum(e for _, e in window)
     return 0.5 if total <= 0 else own / total
@@ -130,12 +130,8 @@ def train_fast(
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
     from sacbot.checkpoint import (
         CheckpointMeta,
-        best_path,
         latest_path,
-        offer_best,
-        opponent_best_path,
         restore_trainer,
-        save_checkpoint,
     )
     from sacbot.checkpoint.replay_file import load_replay, save_replay
     from sacbot.records import TRAIN_FAST, read_round_counter, write_round_counter
@@ -219,7 +215,7 @@ def train_fast(
     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
     hidden = np.zeros((envs, actor.hidden_dim), np.float32)
-    buffers = [_RoundBuffer(obs=[obs[i].copy()]) for i in range(envs)]
+    buffers = [RoundBuffer(obs=[obs[i].copy()]) for i in range(envs)]
     windows: dict[str, deque[tuple[float, float]]] = {n: deque(maxlen=best_window) for n in names}
     overall: deque[tuple[float, float]] = deque(maxlen=best_window)
     wins = dict.fromkeys(names, 0)
@@ -251,16 +247,7 @@ def train_fast(
         )
 
     def save() -> None:
-        arrays = trainer.state_arrays()
-        meta = run_meta()
-        save_checkpoint(latest_path(out), arrays, meta)
-        kind = f"fast_score_share_last_{best_window}"
-        for name, window in windows.items():
-            if len(window) >= best_window:
-                named = dataclasses.replace(meta, opponent=name)
-                offer_best(opponent_best_path(out, name), arrays, named, _share(window), kind)
-        if len(overall) >= best_window:
-            offer_best(best_path(out), arrays, meta, _share(overall), kind)
+        save_slots(out, trainer.state_arrays(), run_meta(), windows, overall, best_window)
         metrics_line = {
             **last_metrics, "time": time.time(), "env_steps": trainer.env_steps, "updates": trainer.updates,
             "written_by": TRAIN_FAST,
@@ -308,7 +295,7 @@ def train_fast(
                     jsonl.append(folder.rounds, round_line)
                     if board is not None:
                         board.round_end(round_line, trainer.env_steps)
-                    buffers[i] = _RoundBuffer(obs=[next_obs[i].copy()])
+                    buffers[i] = RoundBuffer(obs=[next_obs[i].copy()])
                     new_hidden[i] = 0.0
                 else:
                     buf.obs.append(next_obs[i].copy())
@@ -353,12 +340,34 @@ def train_fast(
         rounds=rounds_total,
         seconds=time.perf_counter() - started,
         out=out,
-        score_share={n: round(_share(w), 4) for n, w in windows.items() if w},
+        score_share={n: round(share(w), 4) for n, w in windows.items() if w},
         wins=wins,
         snapshot_rounds=snapshot_rounds,
         snapshot_wins=snapshot_wins,
         snapshots=list(league.snapshots) if league is not None else [],
     )
+
+
+def save_slots(
+    out: Path,
+    arrays: Mapping[str, np.ndarray],
+    meta: Any,
+    windows: Mapping[str, deque[tuple[float, float]]],
+    overall: deque[tuple[float, float]],
+    best_window: int,
+) -> None:
+    """Write `latest.zip`, then offer each opponent's slot and the global best the same arrays, scored by the
+    score share of their last `best_window` rounds (slots with fewer rounds are left alone)."""
+    from sacbot.checkpoint import best_path, latest_path, offer_best, opponent_best_path, save_checkpoint
+
+    save_checkpoint(latest_path(out), arrays, meta)
+    kind = f"fast_score_share_last_{best_window}"
+    for name, window in windows.items():
+        if len(window) >= best_window:
+            named = dataclasses.replace(meta, opponent=name)
+            offer_best(opponent_best_path(out, name), arrays, named, share(window), kind)
+    if len(overall) >= best_window:
+        offer_best(best_path(out), arrays, meta, share(overall), kind)
 
 
 def resumed_meta(out: Path) -> Any:
@@ -382,7 +391,7 @@ def teacher_actions(obs: np.ndarray, rng: np.random.Generator, noise: float = TE
     return np.clip(acts + rng.normal(0.0, noise, acts.shape), -1.0, 1.0).astype(np.float32)
 
 
-def _store_round(replay: Any, buf: _RoundBuffer, terminated: bool) -> None:
+def _store_round(replay: Any, buf: RoundBuffer, terminated: bool) -> None:
     """A finished (or truncated) round into the sequence replay, whole."""
     t = len(buf.actions)
     if t == 0 or t > replay.capacity:

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from sacbot.checkpoint.atomic import fsync_folder
 from sacbot.errors import UserError
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # src/sacbot (or site-packages/sacbot)
@@ -268,16 +269,6 @@ def _npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
-def _fsync_folder(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _write_tree(root: Path, files: Mapping[str, bytes], executable: Iterable[str]) -> None:
     from sacbot.checkpoint import atomic_write_bytes
 
@@ -384,7 +375,7 @@ def export_bot(
         _write_tree(built, files, [f"{name}.sh", f"{name}.py"])
         built.chmod(0o755)
         _swap_in(built, target)
-        _fsync_folder(out)
+        fsync_folder(out)
     except OSError as exc:
         shutil.rmtree(built, ignore_errors=True)
         where = f"{exc.filename}: " if exc.filename else ""
