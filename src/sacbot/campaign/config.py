@@ -187,6 +187,19 @@ class RecordConfig(_Strict):
         return {"evals": ("eval",), "chunks": ("chunk",), "all": ("eval", "chunk")}[self.games]
 
 
+class RayConfig(_Strict):
+    """`[ray]`: the pretraining's arenas in Ray env runners (`train-fast --ray`), each eval game a Ray task.
+
+    Without `address` each phase starts a local Ray instance of its own; with one it joins that cluster (the
+    bot folders and the run folder must then have the same paths on every node).
+    """
+
+    address: str | None = None  # `--ray-address`: "host:port" of a running cluster's head
+    runners: int = Field(default=2, ge=1)  # `--runners`: env runners, `[pretrain] envs` arenas each
+    pretrain: bool = True  # the pretraining's arenas on Ray
+    evals: bool = True  # every eval's games at once, one Ray task each
+
+
 class Campaign(_Strict):
     name: str = Field(..., min_length=1)
     out: Path | None = None
@@ -212,6 +225,8 @@ class Campaign(_Strict):
     league: LeagueConfig | None = None
     # Battle recordings of the run's games (None: none), on the embedded arena.
     record: RecordConfig | None = None
+    # Pretraining and evals through Ray (the `ray` extra; None: all on this machine).
+    ray: RayConfig | None = None
 
     @field_validator("opponents")
     @classmethod
@@ -247,8 +262,48 @@ class Campaign(_Strict):
             raise ValueError("record: the embedded arena records games; remove server.url or [record]")
         return self
 
+    @model_validator(mode="after")
+    def _ray_phases(self) -> Campaign:
+        ray = self.ray
+        if ray is None:
+            return self
+        if ray.evals and not self.server.embedded:
+            raise ValueError("ray.evals: each eval game on Ray runs an embedded arena; remove server.url")
+        if ray.evals and self.record is not None and "eval" in self.record.kinds():
+            raise ValueError("ray.evals: [record] records games on this machine; record chunks only")
+        pre = self.pretrain
+        if ray.pretrain and pre is not None:
+            # What `train-fast --ray` does not take (its arenas live in the runners).
+            if pre.teacher_lead:
+                raise ValueError("ray.pretrain: teacher-led steps run on this machine; set teacher_lead = 0")
+            if pre.league is not None:
+                raise ValueError("ray.pretrain: the runners play a fixed list; remove [pretrain.league]")
+            if pre.sampling != "spread":
+                raise ValueError("ray.pretrain: the runners play a list of opponents (spread), not a table")
+            if self.log.tensorboard is not None:
+                raise ValueError("ray.pretrain: no TensorBoard scalars from Ray runners; remove [log]")
+        return self
+
+    def eval_game_data(self) -> dict[str, Any]:
+        """This campaign as one eval game's campaign data, for another process or node (a Ray task): its
+        game, bot settings, server, liveness and bot folders (made absolute), none of its training phases."""
+        data = self.model_dump(
+            mode="json", exclude={"out", "start_from", "pretrain", "league", "record", "ray", "log"}
+        )
+        data["bots_dirs"] = [str(d.resolve()) for d in self.bots_dirs]
+        data["opponents"] = {_absolute(e): 1.0 for e in self.eval.opponents} or data["opponents"]
+        data["eval"]["opponents"] = [_absolute(e) for e in self.eval.opponents]
+        if self.sacbot_dir is not None:
+            data["sacbot_dir"] = str(self.sacbot_dir.resolve())
+        return data
+
     def out_dir(self, override: Path | None = None) -> Path:
         return override or self.out or Path("runs") / self.name
+
+
+def _absolute(entry: str) -> str:
+    """A pool entry that is a bot directory path, made absolute (a name stays a name)."""
+    return str(Path(entry).resolve()) if "/" in entry else entry
 
 
 def opponent_name(entry: str) -> str:

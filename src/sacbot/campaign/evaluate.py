@@ -13,17 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sacbot.campaign.config import parse_campaign
-from sacbot.campaign.loop import ChunkFailed, GameScore
+from sacbot.campaign.loop import ChunkFailed, GameScore, RemoteEval
 from sacbot.errors import UserError
 from sacbot.rundir import RunPaths
 
 if TYPE_CHECKING:
     from sacbot.campaign.runner import GameSelection
-
-
-# (checkpoint bytes, the eval campaign's data, opponents, rounds, retries) -> one score per opponent, in
-# order: `sacbot.distributed.games.evaluate_ray`.
-RemoteEval = Callable[[bytes, dict[str, Any], list[str], int, int], list[tuple[str, GameScore]]]
 
 
 def evaluate(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from sacbot.campaign.league import CampaignLeague
 
 Reporter = Callable[[dict[str, Any]], None]
+# (checkpoint bytes, an eval campaign's data, opponents, rounds, retries) -> one score per opponent, in order:
+# the games run elsewhere at once (`sacbot.distributed.games.evaluate_ray`).
+RemoteEval = Callable[[bytes, dict[str, Any], list[str], int, int], list[tuple[str, "GameScore"]]]
 LOGGED_BACKEND_EVENTS = ("server_restart", "fault_injected", "pretrain_start")
 _T = TypeVar("_T")
 
@@ -97,8 +100,12 @@ class CampaignLoop:
         backend: Backend,
         report: Reporter = lambda event: None,
         sleep: Callable[[float], None] = time.sleep,
+        remote_eval: RemoteEval | None = None,
     ) -> None:
+        """`remote_eval` plays each eval's games at once elsewhere (a campaign's `[ray]`); else the backend
+        plays them one after another."""
         self.campaign = campaign
+        self.remote_eval = remote_eval
         self.paths = RunPaths(out)
         self.backend = backend
         self._report = report
@@ -291,13 +298,7 @@ class CampaignLoop:
 
         atomic_write_bytes(candidate, self.paths.latest.read_bytes())
         records: list[dict[str, Any]] = []
-        for entry in cfg.opponents:
-            name = opponent_name(entry)
-
-            def one_game(entry: str = entry) -> GameScore:
-                return self.backend.run_eval(candidate, entry, cfg.rounds, self._backend_event)
-
-            score = self._retrying("eval", chunk, one_game, opponent=name)
+        for name, score in self._eval_games(candidate, chunk):
             record = EvalRecord(
                 opponent=name,
                 rounds=score.rounds,
@@ -322,6 +323,31 @@ class CampaignLoop:
         if self.campaign.log.tensorboard is not None:
             self._board_eval(candidate, records, value)
         candidate.unlink(missing_ok=True)
+
+    def _eval_games(self, candidate: Path, chunk: int) -> Iterator[tuple[str, GameScore]]:
+        """(opponent, score) per eval opponent, in order, each as its game ends (remote: all at the end)."""
+        cfg = self.campaign.eval
+        if self.remote_eval is not None:
+            remote = self.remote_eval
+            data = self.campaign.eval_game_data()
+            entries: list[str] = data["eval"]["opponents"]
+            names = [opponent_name(e) for e in entries]
+
+            def all_games() -> list[tuple[str, GameScore]]:
+                try:
+                    return remote(candidate.read_bytes(), data, entries, cfg.rounds, 1)
+                except UserError as exc:  # a game that failed its own retries: the loop's retry policy
+                    raise ChunkFailed(str(exc)) from None
+
+            scores = self._retrying("eval", chunk, all_games, opponents=names)
+            yield from ((name, score) for name, (_, score) in zip(names, scores, strict=True))
+            return
+        for entry in cfg.opponents:
+
+            def one_game(entry: str = entry) -> GameScore:
+                return self.backend.run_eval(candidate, entry, cfg.rounds, self._backend_event)
+
+            yield opponent_name(entry), self._retrying("eval", chunk, one_game, opponent=opponent_name(entry))
 
     def _board_eval(self, candidate: Path, records: list[dict[str, Any]], value: float | None) -> None:
         """The eval's lines and composite as TensorBoard scalars, at the candidate's environment steps.

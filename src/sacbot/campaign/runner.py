@@ -287,6 +287,11 @@ class ArenaBackend:
             ]  # fmt: skip
         if self.campaign.log.tensorboard is not None:
             cmd += ["--tensorboard", str(self.campaign.log.tensorboard.resolve())]
+        ray = self.campaign.ray
+        if ray is not None and ray.pretrain:  # the arenas in Ray env runners, this learner fed by them
+            cmd += ["--ray", "--runners", str(ray.runners)]
+            if ray.address:
+                cmd += ["--ray-address", ray.address]
         report({"event": "pretrain_start", "command": " ".join(cmd)})
         self.paths.logs.mkdir(parents=True, exist_ok=True)
         log_path = self.paths.logs / "pretrain.log"

@@ -24,8 +24,8 @@ def train_campaign(
         None,
         "--tensorboard",
         metavar="DIR",
-        help="TensorBoard scalars of pretraining, chunks and evals here (default: the file's [log] table; "
-        "needs sacbot[tensorboard]).",
+        help="TensorBoard scalars of pretraining, chunks and evals here (default: the file's \\[log] table; "
+        "needs sacbot\\[tensorboard]).",
     ),
 ) -> None:
     """Chunked training against weighted opponents with crash-restart, eval and best-gating."""
@@ -44,6 +44,17 @@ def train_campaign(
             update={"log": campaign.log.model_copy(update={"tensorboard": tensorboard})}
         )
     run_dir = campaign.out_dir(out)
+    remote_eval = None
+    if campaign.ray is not None:
+        from sacbot.distributed import require_ray
+
+        require_ray(f"{file}: [ray]")
+        if campaign.ray.evals:
+            from functools import partial
+
+            from sacbot.distributed.games import evaluate_ray
+
+            remote_eval = partial(evaluate_ray, address=campaign.ray.address)
     recorder = None
     if campaign.record is not None:
         from sacbot.viewer.recording import SelectedGames
@@ -62,7 +73,7 @@ def train_campaign(
         elif live is not None:
             live.update(view.render())
 
-    loop = CampaignLoop(campaign, run_dir, backend, report)
+    loop = CampaignLoop(campaign, run_dir, backend, report, remote_eval=remote_eval)
     view.best = loop.best_composite()
     try:
         if json_output:
@@ -95,7 +106,7 @@ def eval_command(
         None, "--record", metavar="DIR", help="Record every eval game into DIR (.battle.gz)."
     ),
     use_ray: bool = typer.Option(
-        False, "--ray", help="Each game a Ray task (RAY_ADDRESS joins a cluster; needs sacbot[ray])."
+        False, "--ray", help="Each game a Ray task (RAY_ADDRESS joins a cluster; needs sacbot\\[ray])."
     ),
 ) -> None:
     """Deterministic eval games with a frozen policy."""

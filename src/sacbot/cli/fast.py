@@ -64,10 +64,10 @@ def train_fast(
         "--tensorboard",
         metavar="DIR",
         help="Also write rounds and training metrics as TensorBoard scalars here "
-        "(needs sacbot[tensorboard]).",
+        "(needs sacbot\\[tensorboard]).",
     ),
     use_ray: bool = typer.Option(
-        False, "--ray", help="Env runners as Ray actors feeding this process's learner (needs sacbot[ray])."
+        False, "--ray", help="Env runners as Ray actors feeding this process's learner (needs sacbot\\[ray])."
     ),
     ray_address: str | None = typer.Option(
         None, "--ray-address", help="With --ray: join this Ray cluster (default: start a local one)."
@@ -92,7 +92,7 @@ def train_fast(
     if use_ray:
         _train_ray(opponents, out, steps, envs, seed, updates_per_step, save_every, torch_threads,
                    rounds_per_game, runners, utd, ray_address, workers=workers, teacher_lead=teacher_lead,
-                   sampling=sampling, tensorboard=tensorboard)  # fmt: skip
+                   sampling=sampling, tensorboard=tensorboard, snapshot_every=snapshot_every)  # fmt: skip
         return
     if ray_address is not None or utd is not None:
         raise UserError("--ray-address and --utd go with --ray", exit_code=2)
@@ -163,6 +163,7 @@ def _train_ray(
     teacher_lead: int,
     sampling: str,
     tensorboard: Path | None,
+    snapshot_every: int,
 ) -> None:
     from sacbot.distributed import require_ray
     from sacbot.errors import UserError
@@ -171,7 +172,7 @@ def _train_ray(
     require_ray()
     unsupported = {
         "--workers": workers != 0, "--teacher-lead": teacher_lead != 0, "--sampling": sampling != "spread",
-        "--tensorboard": tensorboard is not None,
+        "--tensorboard": tensorboard is not None, "--snapshot-every": snapshot_every != 0,
     }  # fmt: skip
     for option, given in unsupported.items():
         if given:

@@ -42,7 +42,7 @@ def tournament(
         None, "--record", metavar="DIR", help="Record every game into DIR (game-<time>-A-vs-B.battle.gz)."
     ),
     use_ray: bool = typer.Option(
-        False, "--ray", help="Each game a Ray task (RAY_ADDRESS joins a cluster; needs sacbot[ray])."
+        False, "--ray", help="Each game a Ray task (RAY_ADDRESS joins a cluster; needs sacbot\\[ray])."
     ),
 ) -> None:
     """Round-robin: every pair of bot directories plays one game; table, OpenSkill ratings, heatmap."""

@@ -16,12 +16,12 @@ from sacbot.errors import UserError
 RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'sacbot[ray]'"
 
 
-def require_ray() -> ModuleType:
-    """The `ray` module, or one clear UserError when the extra is not installed."""
+def require_ray(what: str = "--ray") -> ModuleType:
+    """The `ray` module, or one clear UserError (naming `what` asked for it) when the extra is not installed."""
     try:
         import ray
     except ImportError:
-        raise UserError(RAY_MISSING, exit_code=2) from None
+        raise UserError(RAY_MISSING.replace("--ray", what, 1), exit_code=2) from None
     return ray
 
 
