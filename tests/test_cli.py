@@ -10,7 +10,7 @@ import pytest
 
 from sacbot import __version__
 from sacbot.errors import UserError
-from sacbot.settings import load_sacbot_settings, load_tank_royale_env
+from sacbot.settings import load_bot_environment, load_sacbot_settings
 
 
 def sacbot(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -44,7 +44,7 @@ def test_tank_royale_env_reads_booter_variables(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("BOT_NAME", "SacBot")
     monkeypatch.setenv("BOT_AUTHORS", "Ann,  Bob")
     monkeypatch.setenv("BOT_BOOTED", "true")
-    env = load_tank_royale_env()
+    env = load_bot_environment()
     assert env.server_url == "ws://127.0.0.1:9999"
     assert env.bot_name == "SacBot"
     assert env.bot_authors == ["Ann", "Bob"]

@@ -12,10 +12,3 @@ class UserError(Exception):
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)
         self.exit_code = exit_code
-
-
-class NotBuiltYet(UserError):
-    """A command whose capability is not built yet: names what it awaits, exits 2."""
-
-    def __init__(self, what: str) -> None:
-        super().__init__(f"not available yet: awaits {what}", exit_code=2)

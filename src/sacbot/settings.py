@@ -22,7 +22,7 @@ def _split_list(value: object) -> object:
     return value
 
 
-class TankRoyaleEnv(BaseSettings):
+class BotEnvironment(BaseSettings):
     """The variables any Tank Royale bot reads (official libraries' names, no prefix)."""
 
     model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
@@ -113,8 +113,8 @@ def _load(cls: type[_S]) -> _S:
         raise UserError(f"bad setting {(prefix + field).upper()}: {err['msg']}", exit_code=2) from None
 
 
-def load_tank_royale_env() -> TankRoyaleEnv:
-    return _load(TankRoyaleEnv)
+def load_bot_environment() -> BotEnvironment:
+    return _load(BotEnvironment)
 
 
 def load_sacbot_settings() -> SacbotSettings:

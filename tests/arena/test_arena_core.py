@@ -11,7 +11,7 @@ from typing import Any
 
 from arena_schemas import validate
 
-from sacbot.arena.core import ArenaCore, ServerConfig
+from sacbot.arena.core import ArenaConfig, ArenaCore
 from sacbot.engine import game_setup_for
 from sacbot.protocol import BotAddress, StartGame, encode
 
@@ -50,7 +50,7 @@ class World:
     def __init__(self, **config: Any) -> None:
         self.rec = Rec()
         self.clock = Clock()
-        self.core = ArenaCore(self.rec, ServerConfig(**config), clock=self.clock)
+        self.core = ArenaCore(self.rec, ArenaConfig(**config), clock=self.clock)
         self.ports: dict[int, int] = {}
 
     def connect(self) -> tuple[int, str]:
@@ -348,7 +348,7 @@ class Null:
 def test_memory_stays_flat_over_many_games_and_rounds() -> None:
     null = Null()
     clock = Clock()
-    core = ArenaCore(null, ServerConfig(seed=1), clock=clock)
+    core = ArenaCore(null, ArenaConfig(seed=1), clock=clock)
     w = World()
     w.core, w.rec = core, null  # type: ignore[assignment]
     ctl = core.connect("127.0.0.1", 1)

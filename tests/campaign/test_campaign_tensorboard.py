@@ -14,7 +14,7 @@ from test_campaign_loop import ScriptedBackend
 from sacbot import jsonl
 from sacbot.campaign.config import Campaign, load_campaign, parse_campaign
 from sacbot.campaign.loop import CampaignLoop, ChunkOutcome
-from sacbot.campaign.runner import ArenaBackend, GameResult
+from sacbot.campaign.runner import ArenaBackend, WatchedGame
 from sacbot.checkpoint import CheckpointMeta, save_checkpoint
 from sacbot.errors import UserError
 from sacbot.rundir import RunPaths
@@ -53,9 +53,9 @@ def test_pretraining_and_every_chunk_bot_get_the_folder(
     backend = ArenaBackend(campaign, RunPaths(tmp_path / "run"))
     bot_envs: list[dict[str, str]] = []
 
-    def game(**kwargs: Any) -> GameResult:
+    def game(**kwargs: Any) -> WatchedGame:
         bot_envs.append(dict(kwargs["bot_env"]))
-        return GameResult(rounds=kwargs["rounds"], results=[], seconds=0.1, wins=0)
+        return WatchedGame(rounds=kwargs["rounds"], results=[], seconds=0.1, wins=0)
 
     commands: list[list[str]] = []
 

@@ -12,7 +12,7 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from sacbot.client import BotIdentity, PlayResult, play, run_bot
+from sacbot.client import BotIdentity, SessionEnd, play, run_bot
 from sacbot.errors import UserError
 from sacbot.protocol import (
     BotHandshake,
@@ -141,7 +141,7 @@ Handler = Callable[[ServerConnection, dict[str, Any]], Awaitable[None]]
 
 async def _run(
     handler: Handler, policy: Any, secret: str | None = SECRET
-) -> tuple[PlayResult, dict[str, Any]]:
+) -> tuple[SessionEnd, dict[str, Any]]:
     seen: dict[str, Any] = {"frames": []}
 
     async def wrapped(ws: ServerConnection) -> None:

@@ -25,7 +25,7 @@ from sacbot.rundir import RunPaths
 from sacbot.runtime.channel import DropOldestChannel
 from sacbot.runtime.records import ChannelItem, RoundReport, Transition
 from sacbot.runtime.saver import RoundEndSaver
-from sacbot.runtime.trainer import TrainerConfig, TrainerThread
+from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
 EVAL_OPPONENTS = ("SpinBot", "Walls")
 # (wins, score share) per eval chunk and opponent, out of EVAL_ROUNDS rounds.
@@ -124,7 +124,7 @@ def play_game(
     learner = ScriptedLearner(meta.env_steps if meta else 0, meta.updates if meta else 0)
     channel: DropOldestChannel[ChannelItem] = DropOldestChannel(4096)
     saver = RoundEndSaver(weights, opponent, best_window=2, log=io.StringIO())
-    trainer = TrainerThread(learner, channel, saver, TrainerConfig(warmup_rounds=1, utd_ratio=0.5))
+    trainer = TrainerThread(learner, channel, saver, ThreadConfig(warmup_rounds=1, utd_ratio=0.5))
     trainer.start()
     wins = 0
     try:

@@ -17,7 +17,7 @@ from sacbot.runtime.channel import DropOldestChannel
 from sacbot.runtime.learner import AgentLearner
 from sacbot.runtime.records import ChannelItem, Transition
 from sacbot.runtime.saver import RoundEndSaver
-from sacbot.runtime.trainer import TrainerConfig, TrainerThread
+from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
 
 def wait_for(condition: Callable[[], bool], what: str, limit_s: float = 60.0) -> None:
@@ -27,7 +27,7 @@ def wait_for(condition: Callable[[], bool], what: str, limit_s: float = 60.0) ->
         time.sleep(0.01)
 
 
-def make(tmp_path: Path, config: TrainerConfig, capacity: int = 4096) -> tuple[TrainerThread, list[str]]:
+def make(tmp_path: Path, config: ThreadConfig, capacity: int = 4096) -> tuple[TrainerThread, list[str]]:
     learner = small_learner()
     channel: DropOldestChannel[ChannelItem] = DropOldestChannel(capacity)
     saver = RoundEndSaver(tmp_path, "Target", best_window=2, log=io.StringIO())
@@ -43,7 +43,7 @@ def feed(trainer: TrainerThread, transitions: list[Transition]) -> None:
 
 def test_warmup_ratio_publish_and_round_end_saves(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
-    trainer, crashes = make(tmp_path, TrainerConfig(warmup_rounds=1, utd_ratio=0.25, publish_every=2))
+    trainer, crashes = make(tmp_path, ThreadConfig(warmup_rounds=1, utd_ratio=0.25, publish_every=2))
     first_actor = trainer.published
     trainer.start()
     try:
@@ -80,7 +80,7 @@ def test_warmup_ratio_publish_and_round_end_saves(tmp_path: Path) -> None:
 
 def test_stop_still_saves_the_last_posted_round(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
-    trainer, crashes = make(tmp_path, TrainerConfig(warmup_rounds=5))
+    trainer, crashes = make(tmp_path, ThreadConfig(warmup_rounds=5))
     trainer.start()
     feed(trainer, synthetic_round(10, rng))
     trainer.round_ended(report(1))
@@ -91,7 +91,7 @@ def test_stop_still_saves_the_last_posted_round(tmp_path: Path) -> None:
 
 
 def test_a_crash_is_reported_never_silent(tmp_path: Path) -> None:
-    trainer, crashes = make(tmp_path, TrainerConfig())
+    trainer, crashes = make(tmp_path, ThreadConfig())
     done = threading.Event()
     original = trainer.on_crash
     assert original is not None

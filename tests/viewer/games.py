@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sacbot.arena.core import ArenaCore, ServerConfig
+from sacbot.arena.core import ArenaConfig, ArenaCore
 from sacbot.engine import game_setup_for
 from sacbot.opponents import ClassicBot, make_opponent
 from sacbot.protocol import (
@@ -102,7 +102,7 @@ def play(
     observed: list[str] = []
     core = ArenaCore(
         transport,
-        ServerConfig(seed=seed, tps=-1, debug_graphics=debug_graphics),
+        ArenaConfig(seed=seed, tps=-1, debug_graphics=debug_graphics),
         clock=clock,
         recorder=writer,
     )

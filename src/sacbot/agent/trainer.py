@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -514,6 +514,3 @@ class SacTrainer:
             for a in arrays_now.values():
                 a.setflags(write=False)
             self.snapshot = ActorSnapshot(int(arrays["counters.actor_version"]), self.updates, arrays_now)
-
-    def config_dict(self) -> dict[str, Any]:
-        return asdict(self.config)

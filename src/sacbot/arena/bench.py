@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from sacbot.arena.controller import Controller
-from sacbot.arena.core import GameRecorder, ServerConfig
+from sacbot.arena.core import ArenaConfig, GameRecorder
 from sacbot.arena.server import ArenaServer
 from sacbot.engine import game_setup_for
 
@@ -41,7 +41,7 @@ async def _bench(
     recorder: GameRecorder | None,
     compare: bool,
 ) -> dict[str, Any]:
-    server = ArenaServer(ServerConfig(tps=-1), port=0, recorder=recorder)
+    server = ArenaServer(ArenaConfig(tps=-1), port=0, recorder=recorder)
     await server.start()
     core = server.core
     assert core is not None

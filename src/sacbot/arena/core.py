@@ -104,7 +104,7 @@ class GameRecorder(Protocol):
 
 
 @dataclass
-class ServerConfig:
+class ArenaConfig:
     game_types: tuple[str, ...] = GAME_TYPES
     bot_secrets: frozenset[str] = frozenset()
     controller_secrets: frozenset[str] = frozenset()
@@ -164,12 +164,12 @@ class ArenaCore:
     def __init__(
         self,
         transport: Transport,
-        config: ServerConfig | None = None,
+        config: ArenaConfig | None = None,
         clock: Callable[[], float] = time.monotonic,
         recorder: GameRecorder | None = None,
     ) -> None:
         self.transport = transport
-        self.config = config or ServerConfig()
+        self.config = config or ArenaConfig()
         self.clock = clock
         self.recorder = recorder
         self._debug_sessions: dict[str, bool] = {}  # BotPolicyUpdate's debuggingEnabled, kept per session id

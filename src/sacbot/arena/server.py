@@ -22,7 +22,7 @@ from websockets.frames import DATA_OPCODES, Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import Event, State
 
-from sacbot.arena.core import CLOSE_INTERNAL, CLOSE_POLICY, ArenaCore, GameRecorder, ServerConfig
+from sacbot.arena.core import CLOSE_INTERNAL, CLOSE_POLICY, ArenaConfig, ArenaCore, GameRecorder
 from sacbot.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -41,14 +41,14 @@ class ArenaServer:
 
     def __init__(
         self,
-        config: ServerConfig | None = None,
+        config: ArenaConfig | None = None,
         host: str = "127.0.0.1",
         port: int = DEFAULT_PORT,
         tap: Callable[[int, str], None] | None = None,
         recorder: GameRecorder | None = None,
         http_handler: HttpHandler | None = None,
     ) -> None:
-        self.config = config or ServerConfig()
+        self.config = config or ArenaConfig()
         self.host = host
         self.port = port
         self._tap = tap  # sees every text the server sends (tests validate them against the schemas)
@@ -293,7 +293,7 @@ class EmbeddedArena:
         http_handler: HttpHandler | None = None,
         debug_graphics: bool = False,
     ) -> None:
-        config = ServerConfig(
+        config = ArenaConfig(
             bot_secrets=frozenset(bot_secrets),
             controller_secrets=frozenset(controller_secrets),
             tps=tps,

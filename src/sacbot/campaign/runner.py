@@ -125,7 +125,7 @@ class LiveStats:
 
 
 @dataclass(frozen=True)
-class GameResult:
+class WatchedGame:
     rounds: int
     results: list[dict[str, Any]]
     seconds: float
@@ -328,7 +328,7 @@ class ArenaBackend:
         fault: str | None,
         progress: dict[str, Any],
         record_label: str | None = None,
-    ) -> GameResult:
+    ) -> WatchedGame:
         from sacbot.arena.booter import Booter, read_bot_dir
 
         opponent_dir = resolve_bot_dir(opponent, self.bots_dirs)
@@ -442,7 +442,7 @@ class _GameWatch:
         if reason:
             raise ChunkFailed(f"hung: {reason}")
 
-    async def run(self) -> GameResult:
+    async def run(self) -> WatchedGame:
         from websockets.exceptions import ConnectionClosed
 
         from sacbot.arena.controller import Controller
@@ -492,7 +492,7 @@ class _GameWatch:
             raise ChunkFailed(f"lost the server: {exc}") from None
         await self._await_saved_rounds(result.number_of_rounds)
         results = [_as_dict(r) for r in result.results]
-        return GameResult(result.number_of_rounds, results, time.monotonic() - start, self.round_wins.wins)
+        return WatchedGame(result.number_of_rounds, results, time.monotonic() - start, self.round_wins.wins)
 
     async def _await_saved_rounds(self, rounds: int) -> None:
         """A chunk is complete only when the bot saved every round of it: its counter must reach baseline +

@@ -51,7 +51,7 @@ def serve(
     import asyncio
     import logging
 
-    from sacbot.arena.core import ServerConfig
+    from sacbot.arena.core import ArenaConfig
     from sacbot.arena.server import ArenaServer
     from sacbot.viewer.pages import live_pages
     from sacbot.viewer.recording import RecordingWriter
@@ -66,7 +66,7 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     # Every page load is a plain HTTP request that websockets logs as a rejected handshake: not news.
     logging.getLogger("websockets.server").setLevel(logging.WARNING)
-    config = ServerConfig(
+    config = ArenaConfig(
         game_types=game_types,
         bot_secrets=_secrets(bot_secrets),
         controller_secrets=_secrets(controller_secrets),

@@ -22,10 +22,10 @@ def opponent(
     """Run a built-in opponent against the server at SERVER_URL (secret SERVER_SECRET) for one game."""
     from sacbot.client import BotIdentity, resolve_identity, run_bot
     from sacbot.opponents import opponent_class
-    from sacbot.settings import load_tank_royale_env
+    from sacbot.settings import load_bot_environment
 
     cls = opponent_class(name)  # an unknown name: one line, exit 2
-    env = load_tank_royale_env()
+    env = load_bot_environment()
     if bot_json is not None or (env.bot_name and env.bot_version and env.bot_authors):
         identity = resolve_identity(json_path=bot_json)
     else:

@@ -14,7 +14,7 @@ from sacbot.client.session import (
     check_server_version,
     complete_intent,
 )
-from sacbot.client.transport import PlayResult, play, run_bot
+from sacbot.client.transport import SessionEnd, play, run_bot
 
 __all__ = [
     "PROTOCOL_MAJOR",
@@ -22,7 +22,7 @@ __all__ = [
     "BotPolicy",
     "BotSession",
     "Phase",
-    "PlayResult",
+    "SessionEnd",
     "SessionStats",
     "check_server_version",
     "complete_intent",

@@ -16,7 +16,7 @@ from typing import Any
 
 from sacbot.errors import UserError
 from sacbot.protocol import BotHandshake, InitialPosition
-from sacbot.settings import load_tank_royale_env
+from sacbot.settings import load_bot_environment
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def resolve_identity(
     a missing file falls through, as the official libraries do with `<ClassName>.json`), then BOT_* variables.
     Team fields always come from TEAM_ID / TEAM_NAME / TEAM_VERSION. UserError when nothing complete is found.
     """
-    env = load_tank_royale_env()
+    env = load_bot_environment()
     if isinstance(explicit, BotIdentity):
         identity = explicit
     elif explicit is not None:

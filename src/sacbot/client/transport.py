@@ -17,11 +17,11 @@ from sacbot.client.policy import BotPolicy
 from sacbot.client.session import BotSession, SessionStats
 from sacbot.errors import UserError
 from sacbot.protocol import Message, ProtocolError, TickEventForBot, decode, encode
-from sacbot.settings import load_tank_royale_env
+from sacbot.settings import load_bot_environment
 
 
 @dataclass
-class PlayResult:
+class SessionEnd:
     """How a connection ended: the game ended, was aborted, or the server closed first."""
 
     game_ended: bool
@@ -38,7 +38,7 @@ async def play(
     server_secret: str | None = None,
     *,
     open_timeout: float = 10.0,
-) -> PlayResult:
+) -> SessionEnd:
     """Play one game on a Tank Royale server.
 
     Missing arguments come from SERVER_URL, SERVER_SECRET and the identity order (`resolve_identity`). A
@@ -47,7 +47,7 @@ async def play(
     if identity is None:
         identity = resolve_identity()
     if server_url is None or server_secret is None:
-        env = load_tank_royale_env()
+        env = load_bot_environment()
         server_url = server_url if server_url is not None else env.server_url
         server_secret = server_secret if server_secret is not None else env.server_secret
     session = BotSession(policy, identity, server_secret)
@@ -87,7 +87,7 @@ async def play(
     if code == CloseCode.POLICY_VIOLATION and not session.finished:
         hint = " (check SERVER_SECRET)" if "secret" in reason.lower() else ""
         raise UserError(f"the server refused this bot: {reason or 'policy violation'} (close 1008){hint}")
-    return PlayResult(
+    return SessionEnd(
         game_ended=session.finished and not session.aborted,
         aborted=session.aborted,
         close_code=code,
@@ -185,6 +185,6 @@ def run_bot(
     identity: BotIdentity | None = None,
     server_url: str | None = None,
     server_secret: str | None = None,
-) -> PlayResult:
+) -> SessionEnd:
     """Blocking form of `play` (runs its own event loop)."""
     return asyncio.run(play(policy, identity, server_url, server_secret))

@@ -17,7 +17,7 @@ RAY_MISSING = "--ray needs Ray, which is not installed: pip install 'sacbot[ray]
 
 
 def require_ray(what: str = "--ray") -> ModuleType:
-    """The `ray` module, or one clear UserError (naming `what` asked for it) when the extra is not installed."""
+    """The `ray` module, or one clear UserError naming `what` asked for it when the extra is not installed."""
     try:
         import ray
     except ImportError:

@@ -64,11 +64,6 @@ def normalize_relative(angle: float) -> float:
     return a if a >= -180 else a + 360.0
 
 
-def angle_to(sx: float, sy: float, tx: float, ty: float) -> float:
-    """Absolute direction in degrees from (sx, sy) to (tx, ty)."""
-    return normalize_absolute(math.degrees(math.atan2(ty - sy, tx - sx)))
-
-
 def calc_new_bot_speed(current: float, target: float) -> float:
     """The server's speed update: +1 acceleration, -2 deceleration, an instant stop at target 0 and a
     reversal that gives `current/2 - 1` (8 -> 3.0). Negative speeds mirror positive ones."""

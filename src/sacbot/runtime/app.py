@@ -21,7 +21,7 @@ from types import FrameType
 from typing import Any
 
 from sacbot.errors import UserError
-from sacbot.settings import SacbotSettings, TankRoyaleEnv, load_sacbot_settings, load_tank_royale_env
+from sacbot.settings import BotEnvironment, SacbotSettings, load_bot_environment, load_sacbot_settings
 
 TRAINER_CRASH_EXIT = 3
 _CRASH_GRACE_S = 10.0  # after a trainer crash, the process ends by itself if the main thread is stuck
@@ -105,7 +105,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     `tensorboard` (else SACBOT_TENSORBOARD): a folder the trainer thread also writes its metrics to, as
     TensorBoard scalars (training only: eval mode writes nothing).
     """
-    env: TankRoyaleEnv = load_tank_royale_env()
+    env: BotEnvironment = load_bot_environment()
     settings = load_sacbot_settings()
     eval_mode = eval_flag or settings.eval_mode
     board_dir = tensorboard or settings.tensorboard
@@ -144,8 +144,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         radar_mode_for,
         shipped_kickstart,
     )
-    from sacbot.runtime.trainer import TrainerConfig as LoopConfig
-    from sacbot.runtime.trainer import TrainerThread
+    from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
     torch.set_num_threads(settings.torch_threads)
 
@@ -238,7 +237,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             learner,
             channel,
             saver,
-            LoopConfig(
+            ThreadConfig(
                 settings.warmup_rounds,
                 settings.utd_ratio,
                 settings.publish_every,

@@ -18,17 +18,17 @@ from sacbot.agent.features import (
     reward,
     round_end_reward,
 )
-from sacbot.agent.inference import FastActor as AgentFastActor
+from sacbot.agent.inference import FastActor
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
 from sacbot.runtime.debug_paint import paint
-from sacbot.runtime.ports import FastActor
+from sacbot.runtime.ports import TickActor
 from sacbot.runtime.records import Transition
 
 
-def make_fast_actor(arrays: Mapping[str, np.ndarray], sizes: NetworkSizes) -> FastActor:
+def make_fast_actor(arrays: Mapping[str, np.ndarray], sizes: NetworkSizes) -> TickActor:
     """A fast (numpy, no autograd) actor on published actor arrays."""
-    return AgentFastActor(arrays, sizes)
+    return FastActor(arrays, sizes)
 
 
 class AgentLearner:
@@ -63,7 +63,7 @@ class AgentLearner:
     def update(self) -> dict[str, float]:
         return self.trainer.train_step() or {}
 
-    def fast_actor(self) -> FastActor:
+    def fast_actor(self) -> TickActor:
         return make_fast_actor(self.trainer.snapshot.arrays, self.trainer.config.sizes)
 
     def state_arrays(self) -> dict[str, np.ndarray]:

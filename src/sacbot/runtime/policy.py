@@ -18,7 +18,7 @@ import numpy as np
 
 from sacbot.runtime.channel import DropOldestChannel
 from sacbot.runtime.latency import LatencyRecorder
-from sacbot.runtime.ports import FastActor
+from sacbot.runtime.ports import TickActor
 from sacbot.runtime.records import EPISODE_CUT, ChannelItem, RoundReport, Transition
 from sacbot.runtime.scoring import RoundTally
 
@@ -49,7 +49,7 @@ class RealtimePolicy:
     def __init__(
         self,
         features: Features,
-        actor_source: Callable[[], FastActor],
+        actor_source: Callable[[], TickActor],
         channel: DropOldestChannel[ChannelItem] | None,
         on_round_report: Callable[[RoundReport], None] | None,
         deterministic: bool,

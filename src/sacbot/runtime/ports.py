@@ -12,7 +12,7 @@ import numpy as np
 from sacbot.runtime.records import Transition
 
 
-class FastActor(Protocol):
+class TickActor(Protocol):
     """An immutable per-tick actor (no autograd): state + hidden -> action + new hidden."""
 
     def initial_hidden(self) -> np.ndarray: ...
@@ -44,7 +44,7 @@ class Learner(Protocol):
     def update(self) -> dict[str, float]:
         """One gradient update: critic_loss, actor_loss, alpha_loss and alpha ({} if it cannot sample yet)."""
 
-    def fast_actor(self) -> FastActor:
+    def fast_actor(self) -> TickActor:
         """A new immutable fast actor on a copy of the current actor weights."""
 
     def state_arrays(self) -> dict[str, np.ndarray]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sacbot.runtime.channel import DropOldestChannel
-from sacbot.runtime.ports import FastActor, Learner
+from sacbot.runtime.ports import Learner, TickActor
 from sacbot.runtime.records import ChannelItem, EpisodeCut, RoundReport
 
 _LOSS_KEYS = ("critic_loss", "qf1_loss", "qf2_loss", "actor_loss", "alpha_loss", "alpha", "kickstart_loss")
@@ -30,7 +30,7 @@ _MAX_DRAIN = 4096  # transitions per drain, so a round-end request is never star
 
 
 @dataclass(frozen=True)
-class TrainerConfig:
+class ThreadConfig:
     warmup_rounds: int = 2  # rounds stored before the first update
     utd_ratio: float = 0.5  # updates per stored transition; <= 0: flat out
     publish_every: int = 10  # publish the actor every N updates
@@ -86,7 +86,7 @@ class TrainerThread(threading.Thread):
         learner: Learner,
         channel: DropOldestChannel[ChannelItem],
         sink: RoundSink,
-        config: TrainerConfig,
+        config: ThreadConfig,
         on_crash: Callable[[BaseException, str], None] | None = None,
     ) -> None:
         super().__init__(name="sacbot-trainer", daemon=True)
@@ -96,7 +96,7 @@ class TrainerThread(threading.Thread):
         self.config = config
         self.on_crash = on_crash
         # Read by the realtime thread with one reference read; replaced (never mutated) here.
-        self.published: FastActor = learner.fast_actor()
+        self.published: TickActor = learner.fast_actor()
         self.published_version = 0
         self.error: BaseException | None = None
         self.error_text = ""
