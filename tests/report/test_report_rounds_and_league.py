@@ -18,7 +18,20 @@ from sacbot.campaign.config import SNAPSHOT_PREFIX
 from sacbot.env.league import FAST_SNAPSHOT_PREFIX, FastLeague
 from sacbot.opponents.sampling import LeagueConfig
 from sacbot.records import CampaignEvent
-from sacbot.report import data as d
+from sacbot.report.data import (
+    FAST_LEAGUE,
+    PLAY_METRICS,
+    PLAY_ROUNDS,
+    PRETRAIN_METRICS,
+    PRETRAIN_ROUNDS,
+    SNAPSHOT_PREFIXES,
+    WEIGHTS_FOLDER_FILES,
+    active_clock,
+    parse_run,
+)
+from sacbot.report.league_mix import campaign_league_mix, fast_league_mix
+from sacbot.report.series import training_win_rate_by_opponent
+from sacbot.report.shares import ShareRound, moving_average, share_blocks, share_facts, share_rounds
 from sacbot.rundir import LEAGUE_LOG
 
 
@@ -43,9 +56,9 @@ def scripted_scores() -> list[tuple[float, float]]:
 
 
 def test_the_report_spells_the_trainers_names() -> None:
-    assert d.SNAPSHOT_PREFIXES == (SNAPSHOT_PREFIX, FAST_SNAPSHOT_PREFIX)
-    assert d.FAST_LEAGUE == f"pretrain/{LEAGUE_LOG}"
-    assert d.WEIGHTS_FOLDER_FILES["league.jsonl"] == d.FAST_LEAGUE
+    assert SNAPSHOT_PREFIXES == (SNAPSHOT_PREFIX, FAST_SNAPSHOT_PREFIX)
+    assert FAST_LEAGUE == f"pretrain/{LEAGUE_LOG}"
+    assert WEIGHTS_FOLDER_FILES["league.jsonl"] == FAST_LEAGUE
 
 
 def test_per_round_shares_from_play_and_train_fast_lines() -> None:
@@ -58,7 +71,7 @@ def test_per_round_shares_from_play_and_train_fast_lines() -> None:
         {"time": 5.0, "opponent": "Crazy", "outcome": "truncated", "turns": 3000},  # no scores: left out
         {"time": 6.0, "outcome": "lost", "own_score": 10.0, "enemy_score": 30.0},  # SACBOT_OPPONENT unset
     )  # fmt: skip
-    rounds = d.share_rounds(d.parse_run({d.PLAY_ROUNDS: text}).rounds)
+    rounds = share_rounds(parse_run({PLAY_ROUNDS: text}).rounds)
     assert [r.index for r in rounds] == [1, 2, 3, 4, 5]
     assert [r.share for r in rounds] == [0.75, 0.5, 0.0, 0.75, 0.25]  # 0:0 is 0.5; a negative score counts 0
     assert [r.opponent for r in rounds] == [
@@ -68,15 +81,15 @@ def test_per_round_shares_from_play_and_train_fast_lines() -> None:
 
 
 def test_moving_average_is_over_what_there_is_until_the_window_is_full() -> None:
-    assert d.moving_average([1.0, 0.0, 0.0, 1.0, 1.0], 3) == pytest.approx([1.0, 0.5, 1 / 3, 1 / 3, 2 / 3])
+    assert moving_average([1.0, 0.0, 0.0, 1.0, 1.0], 3) == pytest.approx([1.0, 0.5, 1 / 3, 1 / 3, 2 / 3])
 
 
 def test_fifty_round_blocks_and_first_against_last() -> None:
     rounds = [
-        d.ShareRound(i, "Target", own, enemy, own > enemy)
+        ShareRound(i, "Target", own, enemy, own > enemy)
         for i, (own, enemy) in enumerate(scripted_scores(), 1)
     ]
-    blocks = d.share_blocks(rounds)
+    blocks = share_blocks(rounds)
     assert [(b.first, b.last, b.rounds, b.wins) for b in blocks] == [
         (1, 50, 50, 0),
         (51, 100, 50, 25),
@@ -86,13 +99,13 @@ def test_fifty_round_blocks_and_first_against_last() -> None:
     # Pooled: sum(own) / sum(own + enemy), the bigger rounds weighing more.
     assert blocks[0].pooled_share == pytest.approx((25 * 10 + 25 * 60) / (25 * 100 + 25 * 200))
     assert blocks[1].pooled_share == pytest.approx((25 * 40 + 25 * 120) / (25 * 100 + 25 * 200))
-    facts = dict(d.share_facts(rounds))
+    facts = dict(share_facts(rounds))
     assert facts["rounds"] == "110" and facts["wins"] == "35 (31.8%)"
     assert facts["mean score share, rounds 1-50"] == "0.200"
     last = (20 * 0.4 + 20 * 0.6 + 10 * 0.9) / 50  # rounds 61-110
     assert facts["mean score share, rounds 61-110"] == f"{last:.3f}"
     assert facts["change, last 50 minus first 50"] == f"{last - 0.2:+.3f}"
-    short = dict(d.share_facts(rounds[:30]))
+    short = dict(share_facts(rounds[:30]))
     assert "mean score share, rounds 1-30" in short and not any(k.startswith("change") for k in short)
 
 
@@ -105,12 +118,12 @@ def test_training_win_rate_per_opponent_groups_snapshots_and_waits_for_ten_round
     ]
     play = [{"time": 200.0 + i, "opponent": "Walls", "outcome": "lost"} for i in range(9)]  # too few
     texts = {
-        d.PRETRAIN_ROUNDS: jsonl(*pre),
-        d.PLAY_ROUNDS: jsonl(*play),
-        d.PRETRAIN_METRICS: jsonl({"time": 0.0, "env_steps": 0}, {"time": 120.0, "env_steps": 12_000}),
+        PRETRAIN_ROUNDS: jsonl(*pre),
+        PLAY_ROUNDS: jsonl(*play),
+        PRETRAIN_METRICS: jsonl({"time": 0.0, "env_steps": 0}, {"time": 120.0, "env_steps": 12_000}),
     }
-    data = d.parse_run(texts)
-    series = d.training_win_rate_by_opponent(data, d.active_clock(data), window=50, min_rounds=10)
+    data = parse_run(texts)
+    series = training_win_rate_by_opponent(data, active_clock(data), window=50, min_rounds=10)
     assert list(series) == ["SpinBot", "FastSnap* (own snapshots)"]
     spin = series["SpinBot"]
     assert len(spin) == 60 - 9
@@ -132,7 +145,7 @@ def test_league_mix_from_campaign_draws_and_fast_pool_lines() -> None:
         {"event": "league_draw", "time": 5.0, "chunk": 2, "opponent": "SacSnap1", "pool": {"SpinBot": 1.0}},
         {"event": "league_draw", "time": 6.0, "chunk": 3, "opponent": "Walls", "pool": ["not", "a", "table"]},
     ]  # fmt: skip
-    mix = d.campaign_league_mix([CampaignEvent.model_validate(e) for e in logged])
+    mix = campaign_league_mix([CampaignEvent.model_validate(e) for e in logged])
     assert mix is not None and mix.x_label == "chunk"
     assert mix.xs == [1.0, 2.0]
     assert mix.shares == {
@@ -140,7 +153,7 @@ def test_league_mix_from_campaign_draws_and_fast_pool_lines() -> None:
     }  # fmt: skip
     assert mix.drawn == [(1.0, "Walls"), (2.0, "SacSnap* (own snapshots)")]
     assert mix.snapshots == [1.0]
-    assert d.campaign_league_mix([CampaignEvent(event="chunk_done", time=1.0, chunk=1)]) is None
+    assert campaign_league_mix([CampaignEvent(event="chunk_done", time=1.0, chunk=1)]) is None
 
     text = jsonl(
         {"event": "pool", "env_steps": 20_000, "pool": {"SpinBot": 0.25, "Crazy": 0.75}},
@@ -151,20 +164,20 @@ def test_league_mix_from_campaign_draws_and_fast_pool_lines() -> None:
             "pool": {"SpinBot": 0.2, "Crazy": 0.3, "FastSnap20000": 0.5},
         },
     )
-    fast = d.fast_league_mix(d.parse_run({d.FAST_LEAGUE: text}).fast_league)
+    fast = fast_league_mix(parse_run({FAST_LEAGUE: text}).fast_league)
     assert fast is not None and fast.xs == [20_000.0, 40_000.0] and fast.snapshots == [20_000.0]
     assert fast.shares["FastSnap* (own snapshots)"] == [0.0, 0.5] and fast.drawn == []
 
 
 def test_league_lines_without_a_pool_are_counted_malformed() -> None:
     texts = {
-        d.PLAY_METRICS: jsonl({"time": 1.0, "env_steps": 10}),
-        d.FAST_LEAGUE: jsonl(
+        PLAY_METRICS: jsonl({"time": 1.0, "env_steps": 10}),
+        FAST_LEAGUE: jsonl(
             {"event": "pool", "env_steps": 5}, {"event": "pool", "env_steps": 6, "pool": {"A": 1}}
         ),
     }
-    data = d.parse_run(texts)
-    assert len(data.fast_league) == 1 and data.malformed == {d.FAST_LEAGUE: 1}
+    data = parse_run(texts)
+    assert len(data.fast_league) == 1 and data.malformed == {FAST_LEAGUE: 1}
 
 
 # -- the command ---------------------------------------------------------------------------------------------
@@ -235,7 +248,7 @@ def test_report_of_a_league_campaign_with_a_fast_phase(tmp_path: Path) -> None:
     for steps in (20_000, 40_000, 60_000):
         for _ in range(8):
             league.record({"opponent": "SpinBot", "outcome": "won"})
-        jsonl_file.append(run / d.FAST_LEAGUE, {"time": 1.0, **league.pool_line(steps)})
+        jsonl_file.append(run / FAST_LEAGUE, {"time": 1.0, **league.pool_line(steps)})
     done = sacbot("report", str(run), "--out", str(tmp_path / "both"))
     assert done.returncode == 0, done.stderr
     assert_png(tmp_path / "both" / "league_mix.png")

@@ -6,7 +6,9 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sacbot.report.data import LeagueMix, Point, ShareRound
+from sacbot.report.league_mix import LeagueMix
+from sacbot.report.series import Point
+from sacbot.report.shares import ShareRound
 
 _SIZE = (8.0, 4.5)
 _DPI = 100

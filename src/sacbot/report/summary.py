@@ -5,21 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sacbot.campaign.scoring import EvalRecord
-from sacbot.report.data import (
+from sacbot.report.data import ActiveClock, RunData
+from sacbot.report.facts import best_chunk, evals_at_chunk, latest_evals, run_facts, totals
+from sacbot.report.shares import (
     SHARE_BLOCK,
-    ActiveClock,
-    RunData,
     ShareRound,
-    best_chunk,
-    evals_at_chunk,
-    latest_evals,
     rounds_what,
-    run_facts,
     share_blocks,
     share_by_opponent,
     share_facts,
     share_rounds,
-    totals,
 )
 
 

@@ -9,7 +9,35 @@ from pathlib import Path
 from sacbot.errors import UserError
 from sacbot.jsonl import read_text
 from sacbot.records import read_best_score, read_round_counter
-from sacbot.report import data as d
+from sacbot.report.data import (
+    CAMPAIGN_LOG,
+    EVAL_LOG,
+    JSONL_FILES,
+    PLAY_METRICS,
+    PLAY_ROUNDS,
+    WEIGHTS_FOLDER_FILES,
+    ActiveClock,
+    BestInfo,
+    RunData,
+    active_clock,
+    parse_run,
+    pretrain_end_steps,
+    weights_folder_texts,
+)
+from sacbot.report.league_mix import campaign_league_mix, fast_league_mix
+from sacbot.report.series import (
+    MIN_OPPONENT_ROUNDS,
+    TRAINING_WINDOW,
+    alpha_series,
+    composite_series,
+    loss_series,
+    session_boundaries,
+    training_win_rate_by_opponent,
+    training_win_rate_series,
+    updates_per_s_series,
+    win_rate_series,
+)
+from sacbot.report.shares import SHARE_WINDOW, moving_average, rounds_what, share_rounds
 from sacbot.report.summary import render_summary
 from sacbot.rundir import REPORT_DIR, ROUNDS, TRAINING_METRICS, RunPaths, WeightsPaths
 
@@ -31,10 +59,10 @@ class ReportOutcome:
     notes: list[str] = field(default_factory=list)
 
 
-def _best_info(run_dir: Path) -> d.BestInfo:
+def _best_info(run_dir: Path) -> BestInfo:
     paths = RunPaths(run_dir)
     mirror = read_best_score(paths)
-    info = d.BestInfo() if mirror is None else d.BestInfo(mirror.score, mirror.kind, mirror.chunk)
+    info = BestInfo() if mirror is None else BestInfo(mirror.score, mirror.kind, mirror.chunk)
     best_zip = paths.best
     if not best_zip.is_file():
         return info
@@ -46,7 +74,7 @@ def _best_info(run_dir: Path) -> d.BestInfo:
         return info  # a damaged best.zip is the checkpoint tools' to report; the curves do not need it
     if meta is None:
         return info
-    return d.BestInfo(
+    return BestInfo(
         score=info.score if info.score is not None else meta.score,
         kind=info.kind or meta.score_kind,
         chunk=info.chunk,
@@ -54,7 +82,7 @@ def _best_info(run_dir: Path) -> d.BestInfo:
     )
 
 
-def load_run(run_dir: Path) -> d.RunData:
+def load_run(run_dir: Path) -> RunData:
     """The run folder's data; a missing folder, or one without any usable line, is a UserError.
 
     A folder without any of a campaign run's files but with `rounds.jsonl` or `training_metrics.jsonl` is a
@@ -63,19 +91,19 @@ def load_run(run_dir: Path) -> d.RunData:
         raise UserError(f"run folder {run_dir} does not exist", exit_code=2)
     if not run_dir.is_dir():
         raise UserError(f"{run_dir} is not a folder (give a campaign run folder, e.g. runs/standard)", 2)
-    texts = {name: read_text(run_dir / name) for name in d.JSONL_FILES}
+    texts = {name: read_text(run_dir / name) for name in JSONL_FILES}
     weights_folder = all(text is None for text in texts.values())
     if weights_folder:
-        bare = {name: read_text(run_dir / name) for name in d.WEIGHTS_FOLDER_FILES}
+        bare = {name: read_text(run_dir / name) for name in WEIGHTS_FOLDER_FILES}
         if bare[ROUNDS] is None and bare[TRAINING_METRICS] is None:
             raise UserError(
-                f"{run_dir} is neither a campaign run folder (none of {d.CAMPAIGN_LOG}, {d.EVAL_LOG}, "
-                f"{d.PLAY_METRICS} is there) nor a weights folder (no {ROUNDS}, {TRAINING_METRICS})",
+                f"{run_dir} is neither a campaign run folder (none of {CAMPAIGN_LOG}, {EVAL_LOG}, "
+                f"{PLAY_METRICS} is there) nor a weights folder (no {ROUNDS}, {TRAINING_METRICS})",
                 exit_code=2,
             )
-        texts = d.weights_folder_texts(bare)
-    best = d.BestInfo() if weights_folder else _best_info(run_dir)
-    data = d.parse_run(texts, best, weights_folder=weights_folder)
+        texts = weights_folder_texts(bare)
+    best = BestInfo() if weights_folder else _best_info(run_dir)
+    data = parse_run(texts, best, weights_folder=weights_folder)
     counter = (WeightsPaths(run_dir) if weights_folder else RunPaths(run_dir).weights).round_counter
     data.round_counter = read_round_counter(counter)
     if not data.usable:
@@ -85,17 +113,15 @@ def load_run(run_dir: Path) -> d.RunData:
     return data
 
 
-def _plots(
-    data: d.RunData, clock: d.ActiveClock
-) -> tuple[list[tuple[str, str, Callable[[], bytes]]], list[str]]:
+def _plots(data: RunData, clock: ActiveClock) -> tuple[list[tuple[str, str, Callable[[], bytes]]], list[str]]:
     """(file name, caption, draw) for every curve the data supports, and a note for each left out."""
     from sacbot.report import plots
 
     todo: list[tuple[str, str, Callable[[], bytes]]] = []
     notes: list[str] = []
-    rates = d.win_rate_series(data, clock)
-    comp, comp_label = d.composite_series(data, clock)
-    pre = d.pretrain_end_steps(data)
+    rates = win_rate_series(data, clock)
+    comp, comp_label = composite_series(data, clock)
+    pre = pretrain_end_steps(data)
     if rates:
         if data.metrics:
             todo.append(
@@ -116,15 +142,15 @@ def _plots(
         )
     elif data.kind == "campaign":
         notes.append("No win-rate curves: no eval results.")
-    training = d.training_win_rate_series(data, clock)
+    training = training_win_rate_series(data, clock)
     if training and data.metrics:
         todo.append(
             (
                 "training_win_rate.png",
-                f"Training win rate (last {d.TRAINING_WINDOW} rounds, pretraining and real-time)",
+                f"Training win rate (last {TRAINING_WINDOW} rounds, pretraining and real-time)",
                 lambda: plots.single(
                     [(p.env_steps or 0, p.value) for p in training],
-                    f"Training win rate: last {d.TRAINING_WINDOW} rounds, stochastic policy, all opponents",
+                    f"Training win rate: last {TRAINING_WINDOW} rounds, stochastic policy, all opponents",
                     "win rate",
                     False,
                     pre,
@@ -132,40 +158,40 @@ def _plots(
             )
         )
     else:
-        notes.append(f"No training win-rate curve: fewer than {d.TRAINING_WINDOW} training rounds logged.")
-    per_opponent = d.training_win_rate_by_opponent(data, clock)
+        notes.append(f"No training win-rate curve: fewer than {TRAINING_WINDOW} training rounds logged.")
+    per_opponent = training_win_rate_by_opponent(data, clock)
     if per_opponent and data.metrics:
         todo.append(
             (
                 "training_win_rate_per_opponent.png",
-                f"Training win rate per opponent (its last {d.TRAINING_WINDOW} rounds) against env steps",
-                lambda: plots.training_win_rates(per_opponent, d.TRAINING_WINDOW, d.MIN_OPPONENT_ROUNDS, pre),
+                f"Training win rate per opponent (its last {TRAINING_WINDOW} rounds) against env steps",
+                lambda: plots.training_win_rates(per_opponent, TRAINING_WINDOW, MIN_OPPONENT_ROUNDS, pre),
             )
         )
     else:
         notes.append(
             "No per-opponent training win-rate curve: "
             + (
-                f"no opponent has {d.MIN_OPPONENT_ROUNDS} training rounds logged."
+                f"no opponent has {MIN_OPPONENT_ROUNDS} training rounds logged."
                 if data.metrics
                 else "no training metrics to place the rounds."
             )
         )
-    scored = d.share_rounds(data.rounds)
-    what = d.rounds_what(data)
+    scored = share_rounds(data.rounds)
+    what = rounds_what(data)
     if scored:
-        average = d.moving_average([r.share for r in scored], d.SHARE_WINDOW)
+        average = moving_average([r.share for r in scored], SHARE_WINDOW)
         todo.append(
             (
                 "score_share_per_round.png",
-                f"Score share per {what} round, with its moving average over {d.SHARE_WINDOW} rounds",
-                lambda: plots.score_share_per_round(scored, average, d.SHARE_WINDOW, what),
+                f"Score share per {what} round, with its moving average over {SHARE_WINDOW} rounds",
+                lambda: plots.score_share_per_round(scored, average, SHARE_WINDOW, what),
             )
         )
     else:
         notes.append(f"No per-round score share: no scored rounds in {_rounds_file(data)}.")
-    campaign_mix = d.campaign_league_mix(data.events)
-    fast_mix = d.fast_league_mix(data.fast_league)
+    campaign_mix = campaign_league_mix(data.events)
+    fast_mix = fast_league_mix(data.fast_league)
     if campaign_mix is not None or fast_mix is not None:  # no league: no plot, and nothing to say
         todo.append(
             (
@@ -174,7 +200,7 @@ def _plots(
                 lambda: plots.league_mix(campaign_mix, fast_mix),
             )
         )
-    loss = d.loss_series(data.metrics)
+    loss = loss_series(data.metrics)
     if any(loss.values()):
         caption = "Critic, actor and alpha losses" + (
             ", and the teacher's term" if loss["kickstart_loss"] else ""
@@ -182,7 +208,7 @@ def _plots(
         todo.append(("losses.png", caption, lambda: plots.losses(loss, pre)))
     else:
         notes.append("No loss curves: no training metrics with losses (no update has run).")
-    alpha = d.alpha_series(data.metrics)
+    alpha = alpha_series(data.metrics)
     if alpha:
         todo.append(
             (
@@ -193,7 +219,7 @@ def _plots(
         )
     else:
         notes.append("No alpha curve: no training metrics with alpha.")
-    ups = d.updates_per_s_series(data.metrics, d.session_boundaries(data.events))
+    ups = updates_per_s_series(data.metrics, session_boundaries(data.events))
     if ups:
         todo.append(
             (
@@ -209,8 +235,8 @@ def _plots(
     return todo, notes
 
 
-def _rounds_file(data: d.RunData) -> str:
-    return d.PLAY_ROUNDS if data.kind == "campaign" else ROUNDS
+def _rounds_file(data: RunData) -> str:
+    return PLAY_ROUNDS if data.kind == "campaign" else ROUNDS
 
 
 def _clip(run_dir: Path, target: Path, notes: list[str]) -> tuple[str, str] | None:
@@ -256,7 +282,7 @@ def write_report(run_dir: Path, out: Path | None = None) -> ReportOutcome:
     target = out if out is not None else run_dir / REPORT_DIR
     if target.exists() and not target.is_dir():
         raise UserError(f"--out {target} exists and is not a folder", exit_code=2)
-    clock = d.active_clock(data)
+    clock = active_clock(data)
     todo, notes = _plots(data, clock)
     files: list[Path] = []
     try:
