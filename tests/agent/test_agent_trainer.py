@@ -242,7 +242,7 @@ def test_asking_for_cuda_without_it_is_one_clear_user_error() -> None:
 def test_eager_reference_learns_the_same_losses_shape() -> None:
     """The bench's yardstick runs a full update on the trainer's batches and its critic loss goes down on a
     fixed batch (it is a working SAC update, not a busy loop)."""
-    from sacbot.agent.eager_reference import EagerSac
+    from sacbot.bench.eager_reference import EagerSac
 
     trainer = SacTrainer(config())
     fill(trainer)

@@ -105,7 +105,7 @@ async def main():
 asyncio.run(main())
 """
 
-BENCH_BOT_SH = '#!/bin/bash\nexec "${SACBOT_PYTHON:-python3}" -m sacbot.arena.benchbot\n'
+BENCH_BOT_SH = '#!/bin/bash\nexec "${SACBOT_PYTHON:-python3}" -m sacbot.bench.benchbot\n'
 
 
 def make_bot_dir(

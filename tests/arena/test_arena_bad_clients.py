@@ -31,7 +31,7 @@ def arena() -> Iterator[EmbeddedArena]:
     with EmbeddedArena(tps=300, bot_secrets={"bs"}) as arena:
         procs = [
             subprocess.Popen(
-                [sys.executable, "-m", "sacbot.arena.benchbot"],
+                [sys.executable, "-m", "sacbot.bench.benchbot"],
                 env=dict(os.environ, SERVER_URL=arena.url, SERVER_SECRET="bs", BOT_NAME=f"Good{i}"),
                 start_new_session=True,
             )
@@ -240,7 +240,7 @@ def test_bad_client_is_closed_and_others_are_served(
 def test_a_participant_sending_nan_is_dropped_and_the_game_goes_on() -> None:
     with EmbeddedArena() as arena:
         good = subprocess.Popen(
-            [sys.executable, "-m", "sacbot.arena.benchbot"],
+            [sys.executable, "-m", "sacbot.bench.benchbot"],
             env=dict(os.environ, SERVER_URL=arena.url, BOT_NAME="Good"),
             start_new_session=True,
         )

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import ValidationError
 
+from sacbot.bench.protocol import TICK_JSON, full_intent
 from sacbot.protocol import (
     BotIntent,
     BotState,
@@ -26,7 +27,6 @@ from sacbot.protocol import (
     from_dict_as,
     to_dict,
 )
-from sacbot.protocol.bench import TICK_JSON, full_intent
 
 OBJECT_SCHEMAS = [
     n for n in sorted(ts.RAW) if n not in ("color.schema.yaml", "message.schema.yaml", "event.schema.yaml")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 import ray
 
-from sacbot.distributed.bench import bench_ray
+from sacbot.bench.ray import bench_ray
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -265,7 +265,7 @@ def test_the_live_page_follows_a_game_on_the_embedded_arena(driver: Any) -> None
         wait_for(lambda: driver.find_element("id", "status").text.startswith("observing"), what="observer")
         bots = [
             subprocess.Popen(
-                [sys.executable, "-m", "sacbot.arena.benchbot"],
+                [sys.executable, "-m", "sacbot.bench.benchbot"],
                 env=dict(os.environ, SERVER_URL=arena.url, BOT_NAME=f"Live{i}", BOT_VERSION="1.0"),
             )
             for i in range(2)

@@ -140,7 +140,7 @@ def test_killing_the_arena_mid_game_leaves_a_readable_file(tmp_path: Path) -> No
         assert url is not None
         bots = [
             subprocess.Popen(
-                [sys.executable, "-m", "sacbot.arena.benchbot"],
+                [sys.executable, "-m", "sacbot.bench.benchbot"],
                 env=dict(os.environ, SERVER_URL=url.group(0), BOT_NAME=f"Bench{i}", BOT_VERSION="1.0"),
             )
             for i in range(2)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sacbot.arena.booter import Booter, read_bot_dir
 from sacbot.arena.controller import GameResult, play_game
-from sacbot.arena.core import GameRecorder
+from sacbot.arena.core_types import GameRecorder
 from sacbot.arena.server import EmbeddedArena
 from sacbot.errors import UserError
 from sacbot.protocol import GameSetup, Message, TickEventForObserver

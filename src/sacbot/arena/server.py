@@ -22,7 +22,8 @@ from websockets.frames import DATA_OPCODES, Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import Event, State
 
-from sacbot.arena.core import CLOSE_INTERNAL, CLOSE_POLICY, ArenaConfig, ArenaCore, GameRecorder
+from sacbot.arena.core import ArenaConfig, ArenaCore
+from sacbot.arena.core_types import CLOSE_INTERNAL, CLOSE_POLICY, GameRecorder
 from sacbot.errors import UserError
 
 log = logging.getLogger(__name__)

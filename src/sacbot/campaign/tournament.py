@@ -37,7 +37,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from sacbot.arena.core import GameRecorder
+from sacbot.arena.core_types import GameRecorder
 from sacbot.errors import UserError
 
 DEFAULT_OUT = Path("runs/tournament")

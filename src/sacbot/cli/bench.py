@@ -32,7 +32,7 @@ def _print_figures(figures: Mapping[str, Any], json_output: bool) -> None:
 @app.command("engine")
 def engine(json_output: bool = typer.Option(False, "--json")) -> None:
     """Engine turns per second, 1v1 and 10-bot melee (medians of 5 runs; wall-clock, and per CPU-second)."""
-    from sacbot.engine.bench import bench_engine
+    from sacbot.bench.engine import bench_engine
 
     figures = bench_engine()
     _print_figures(figures, json_output)
@@ -54,7 +54,7 @@ def arena(
     ),
 ) -> None:
     """Arena turns per second for a 1v1 between two bot processes over WebSocket."""
-    from sacbot.arena.bench import bench_arena
+    from sacbot.bench.arena import bench_arena
     from sacbot.viewer.recording import RecordingWriter
 
     if compare and record is None:
@@ -80,7 +80,7 @@ def inference(
     steps: int = typer.Option(20000, "--steps", help="Actor steps timed per path."),
 ) -> None:
     """One actor step at batch 1: fast path against torch."""
-    from sacbot.agent.bench import bench_inference
+    from sacbot.bench.trainer import bench_inference
 
     if steps < 200:
         raise UserError("--steps must be at least 200", exit_code=2)
@@ -102,7 +102,7 @@ def trainer(
     ),
 ) -> None:
     """SAC-GRU updates per second."""
-    from sacbot.agent import bench as agent_bench
+    from sacbot.bench import trainer as trainer_bench
 
     if batch < 1 or threads < 1 or seconds <= 0:
         raise UserError("--batch and --threads must be at least 1 and --seconds positive", exit_code=2)
@@ -115,9 +115,9 @@ def trainer(
     if compare_eager:
         if device == "cuda":
             raise UserError("--compare-eager runs on the cpu", exit_code=2)
-        figures = agent_bench.compare_eager(batch=batch, threads=threads, seconds=seconds)
+        figures = trainer_bench.compare_eager(batch=batch, threads=threads, seconds=seconds)
     else:
-        figures = agent_bench.bench_trainer(batch=batch, threads=threads, seconds=seconds, device=device)
+        figures = trainer_bench.bench_trainer(batch=batch, threads=threads, seconds=seconds, device=device)
     _print_figures(figures, json_output)
 
 
@@ -133,7 +133,7 @@ def play(
     ),
 ) -> None:
     """Tick-to-intent latency of `sacbot play` with the trainer running flat out."""
-    from sacbot.runtime.bench import bench_play
+    from sacbot.bench.play import bench_play
 
     figures = bench_play(turns, opponent, checkpoint)
     _print_figures(figures, json_output)
@@ -146,7 +146,7 @@ def env(
     opponent: str = typer.Option("SpinBot", "--opponent", help="The classic opponent in every arena."),
 ) -> None:
     """Gymnasium environment steps per second, single and 16 vectorised arenas (random actions)."""
-    from sacbot.env.bench import bench_env
+    from sacbot.bench.env import bench_env
     from sacbot.opponents import opponent_class
 
     figures = bench_env(steps=steps, opponent=opponent_class(opponent).name)
@@ -159,7 +159,7 @@ def codec(
     number: int = typer.Option(5000, "--number", min=100, help="Operations per run (9 runs; the median)."),
 ) -> None:
     """Codec microseconds (decode a tick, encode an intent, construct a tick): ours vs pydantic."""
-    from sacbot.protocol.bench import run_codec_bench
+    from sacbot.bench.protocol import run_codec_bench
 
     figures = run_codec_bench(number=number)
     if json_output:
@@ -182,6 +182,6 @@ def ray_bench(
     from sacbot.distributed import require_ray
 
     require_ray()
-    from sacbot.distributed.bench import bench_ray
+    from sacbot.bench.ray import bench_ray
 
     _print_figures(bench_ray(opponents, envs, window_s=window_s, address=address), json_output)

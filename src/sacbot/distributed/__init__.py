@@ -3,7 +3,7 @@
 Ray does the scheduling, transport, object store and restarts; this package only says what runs where:
 `runner` (an actor stepping a vectorised environment with a frozen numpy copy of the policy), `learner`
 (`train_ray`: replay and SAC updates, weight broadcast, rate control, checkpoints), `games` (eval and
-tournament games as Ray tasks), `view` (the live terminal view) and `bench` (`sacbot bench ray`).
+tournament games as Ray tasks) and `view` (the live terminal view); its benchmark is `sacbot.bench.ray`.
 Nothing here is imported by the default in-process path, and Ray is imported only when asked for.
 """
 

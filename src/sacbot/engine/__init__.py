@@ -3,7 +3,7 @@
 The same seed, participants and intents give the same game, turn for turn. One module per rule area, like
 the server: `setup` (presets, checks), `placement`, `intents` (merge rules), `state` (bots, bullets),
 `movement`, `guns`, `collisions`, `scans`, `bullets`, `scoring`, `events` (event records), `views` (protocol
-objects, built lazily), `game` (the turn pipeline); `scripted` (simple policies) and `bench`.
+objects, built lazily), `game` (the turn pipeline) and `scripted` (simple policies).
 
 Quick start
 -----------

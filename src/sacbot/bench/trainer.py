@@ -104,12 +104,12 @@ def bench_trainer(
 
 
 def compare_eager(batch: int = 64, threads: int = 1, seconds: float = 10.0) -> dict[str, object]:
-    """Ours against the straightforward eager update (`sacbot.agent.eager_reference`) on the same batches,
+    """Ours against the straightforward eager update (`sacbot.bench.eager_reference`) on the same batches,
     alternating one update of each in this process, so machine noise hits both alike. Medians per update."""
     import torch
 
-    from sacbot.agent.eager_reference import EagerSac
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.bench.eager_reference import EagerSac
 
     torch.set_num_threads(threads)
     ours = SacTrainer(TrainerConfig(batch_size=batch, device="cpu", replay_capacity=8 * 400))

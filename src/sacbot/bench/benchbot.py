@@ -1,4 +1,4 @@
-"""A minimal, fast bot process for `sacbot bench arena`: `python -m sacbot.arena.benchbot`.
+"""A minimal, fast bot process for `sacbot bench arena`: `python -m sacbot.bench.benchbot`.
 
 It speaks the bot protocol over a real `websockets` connection, using the shared codec, and answers every tick
 with one fixed, complete intent: drive, turn, sweep the radar, fire whenever the gun is cool. The bench then

@@ -1,7 +1,7 @@
 """`sacbot bench arena`: turns per second of a 1v1 between two bot processes over WebSocket at TPS -1.
 
 The server runs on this process's loop with a controller connected (as in `sacbot arena run`); the two bots
-are `sacbot.arena.benchbot` processes. After a warm-up, the turn counter is read over a few fixed windows; the
+are `sacbot.bench.benchbot` processes. After a warm-up, the turn counter is read over a few fixed windows; the
 figures are medians over the windows. `server_us_per_turn` is the core's own time per turn (engine turn, tick
 views, encoding and writing); `process_cpu_us_per_turn` is all CPU of this process (server, sockets,
 controller) per turn; `bot_cpu_us_per_turn` is one bot process's CPU per turn. The machines are shared, so
@@ -20,7 +20,8 @@ import time
 from typing import Any
 
 from sacbot.arena.controller import Controller
-from sacbot.arena.core import ArenaConfig, GameRecorder
+from sacbot.arena.core import ArenaConfig
+from sacbot.arena.core_types import GameRecorder
 from sacbot.arena.server import ArenaServer
 from sacbot.engine import game_setup_for
 
@@ -47,7 +48,7 @@ async def _bench(
     assert core is not None
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "sacbot.arena.benchbot", *(["--client"] if client else [])],
+            [sys.executable, "-m", "sacbot.bench.benchbot", *(["--client"] if client else [])],
             env=dict(os.environ, SERVER_URL=server.url, BOT_NAME=f"Bench{i}", BOT_VERSION="1.0"),
             stdin=subprocess.DEVNULL,
             start_new_session=True,
