@@ -242,7 +242,8 @@ def test_liveness_needs_both_round_events_and_counter() -> None:
 
 
 def test_fault_spec_and_bot_dir_lookup(tmp_path: Path) -> None:
-    from sacbot.campaign.runner import parse_faults, resolve_bot_dir
+    from sacbot.campaign.bot_env import resolve_bot_dir
+    from sacbot.campaign.faults import parse_faults
 
     assert parse_faults("kill_bot@2.1, hang_bot@3,server_crash@1.2") == {
         (2, 1): "kill_bot",
@@ -261,7 +262,7 @@ def test_fault_spec_and_bot_dir_lookup(tmp_path: Path) -> None:
 
 
 def test_live_stats_from_the_bots_lines() -> None:
-    from sacbot.campaign.runner import LiveStats
+    from sacbot.campaign.watch import LiveStats
 
     rounds = [
         RoundLine.model_validate({"round": r, "skipped_turns": n}) for r, n in ((2, 1), (3, 2), (4, "x"))

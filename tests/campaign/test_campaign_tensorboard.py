@@ -14,7 +14,8 @@ from test_campaign_loop import ScriptedBackend
 from sacbot import jsonl
 from sacbot.campaign.config import Campaign, load_campaign, parse_campaign
 from sacbot.campaign.loop import CampaignLoop, ChunkOutcome
-from sacbot.campaign.runner import ArenaBackend, WatchedGame
+from sacbot.campaign.runner import ArenaBackend
+from sacbot.campaign.watch import WatchedGame
 from sacbot.checkpoint import CheckpointMeta, save_checkpoint
 from sacbot.errors import UserError
 from sacbot.rundir import RunPaths

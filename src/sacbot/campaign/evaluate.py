@@ -18,7 +18,7 @@ from sacbot.errors import UserError
 from sacbot.rundir import RunPaths
 
 if TYPE_CHECKING:
-    from sacbot.campaign.runner import GameSelection
+    from sacbot.campaign.arena_lifecycle import GameSelection
 
 
 def evaluate(
