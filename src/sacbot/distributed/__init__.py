@@ -9,6 +9,7 @@ Nothing here is imported by the default in-process path, and Ray is imported onl
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 
 from sacbot.errors import UserError
@@ -26,16 +27,26 @@ def require_ray(what: str = "--ray") -> ModuleType:
 
 
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> ModuleType:
-    """Join the cluster at `address`, or start a local Ray instance (with `num_cpus` CPUs when given).
+    """Join the cluster at `address` (or RAY_ADDRESS), or start a local Ray instance (with `num_cpus` CPUs
+    when given). A cluster that cannot be joined is one UserError.
 
     An already initialised Ray (a test's, a notebook's) is used as it is.
     """
     ray = require_ray()
-    if not ray.is_initialized():
+    if ray.is_initialized():
+        return ray
+    try:
         if address:
             ray.init(address=address, include_dashboard=False, log_to_driver=True)
         else:
             ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=True)
+    except ConnectionError as exc:
+        where = address or os.environ.get("RAY_ADDRESS", "")
+        raise UserError(
+            f"cannot join the Ray cluster at {where} ({exc}); is `ray start --head` running there, and, with "
+            "token authentication (Ray's default), are RAY_AUTH_MODE=token and its token set here?",
+            exit_code=1,
+        ) from None
     return ray
 
 
