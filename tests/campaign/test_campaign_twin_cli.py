@@ -88,6 +88,27 @@ def test_make_twin_refuses_foreign_folders_and_bad_sources(tmp_path: Path) -> No
     assert same.returncode == 2 and "Traceback" not in same.stderr
 
 
+def test_make_twin_takes_the_training_bots_identity_through_the_one_reader(tmp_path: Path) -> None:
+    source = tmp_path / "best.zip"
+    save_checkpoint(source, {"w": np.zeros(2, np.float32)}, CheckpointMeta())
+    bots = tmp_path / "bots"
+    (bots / "SacBot").mkdir(parents=True)
+    sacbot_json = bots / "SacBot" / "SacBot.json"
+    sacbot_json.write_text(
+        json.dumps({"name": "SacBot", "version": "0.3", "authors": "Ann, Bob", "base": "run", "extra": 1})
+    )
+    make_twin(source, "Twin", bots, learning=False)
+    identity = json.loads((bots / "Twin" / "Twin.json").read_text())
+    assert (identity["name"], identity["version"], identity["authors"]) == ("Twin", "0.3", ["Ann", "Bob"])
+    assert identity["gameTypes"] and identity["platform"] == "Python"  # make-twin's defaults fill the gaps
+    assert "base" not in identity and "extra" not in identity
+    sacbot_json.write_text(json.dumps({"name": "SacBot", "authors": ["Ann"]}))
+    broken = sacbot("make-twin", "--from", str(source), "--bots-dir", str(bots), "--name", "Other")
+    lines = broken.stderr.strip().splitlines()
+    assert broken.returncode == 2 and len(lines) == 1 and "SacBot.json" in lines[0] and "version" in lines[0]
+    assert not (bots / "Other").exists()  # refused before anything was written
+
+
 def test_bad_campaign_file_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\n[chunks]\nrounds = 3\nbudget = "lots"\n[opponents]\nWalls = 1\n')

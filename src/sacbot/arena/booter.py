@@ -1,17 +1,16 @@
 """Boot bot directories the way the official booter does (REFERENCE.md section 11), and stop them without
 orphans.
 
-A bot directory `<Dir>/` holds `<Dir>.json` (name, version, authors, ...) and a launcher: `<Dir>.sh` (run with
-bash), else `<Dir>.py` (run with Python), else a file `<Dir>` or `<Dir>.*` with a shebang. The process runs in
-the bot directory with SERVER_URL, SERVER_SECRET, BOT_BOOTED and the BOT_* variables, in its own process
-group, so `stop` ends the launcher script and everything it started. Every live `Booter` is stopped at
-interpreter exit too.
+A bot directory `<Dir>/` holds `<Dir>.json` (name, version, authors, ...; read by `sacbot.botinfo`) and
+a launcher: `<Dir>.sh` (run with bash), else `<Dir>.py` (run with Python), else a file `<Dir>` or `<Dir>.*`
+with a shebang. The process runs in the bot directory with SERVER_URL, SERVER_SECRET, BOT_BOOTED and the BOT_*
+variables, in its own process group, so `stop` ends the launcher script and everything it started. Every live
+`Booter` is stopped at interpreter exit too.
 """
 
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import signal
 import subprocess
@@ -19,57 +18,55 @@ import sys
 import time
 import weakref
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO
 
+from sacbot.botinfo import BotFile, bot_file_path, read_bot_file
 from sacbot.errors import UserError
+
+# With no `<Dir>.json` the official booter makes these up (the name is the folder's).
+DEFAULT_VERSION = "0.0.1"
+DEFAULT_AUTHORS = ("unknown",)
 
 
 @dataclass(frozen=True)
 class BotEntry:
-    """A bot directory's identity (its `<Dir>.json`, or the booter's defaults when that is absent)."""
+    """A bot directory and its identity (its `<Dir>.json`, or the booter's defaults when that is absent)."""
 
     dir: Path
-    name: str
-    version: str
-    authors: list[str]
-    base: str
-    info: dict[str, Any] = field(default_factory=dict)
+    info: BotFile
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def version(self) -> str:
+        return self.info.version
+
+    @property
+    def authors(self) -> list[str]:
+        return list(self.info.authors)
+
+    @property
+    def base(self) -> str:
+        """The launchers' file name (`<base>.sh`, `<base>.py`, ...): the JSON's `base`, else the folder's."""
+        return self.info.base or self.dir.name
 
     @property
     def team_members(self) -> list[str]:
-        members = self.info.get("teamMembers")
-        return [str(m) for m in members] if isinstance(members, list) else []
+        return list(self.info.team_members)
 
 
 def read_bot_dir(path: str | os.PathLike[str]) -> BotEntry:
     d = Path(path).resolve()
     if not d.is_dir():
         raise UserError(f"not a bot directory: {path}", 2)
-    base = d.name
-    cfg = d / f"{base}.json"
-    info: dict[str, Any] = {}
-    if cfg.exists():
-        try:
-            info = json.loads(cfg.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise UserError(f"cannot read {cfg}: {exc}", 2) from None
-        if not isinstance(info, dict):
-            raise UserError(f"{cfg}: expected a JSON object", 2)
-        missing = [k for k in ("name", "version", "authors") if not info.get(k)]
-        if missing:
-            raise UserError(f"{cfg}: missing {', '.join(missing)}", 2)
-        base = str(info.get("base") or base)
-        authors = info["authors"]
-        authors = [str(a) for a in authors] if isinstance(authors, list) else [str(authors)]
-        return BotEntry(d, str(info["name"]), str(info["version"]), authors, base, info)
-    return BotEntry(d, d.name, "0.0.1", ["unknown"], base, info)
-
-
-def _joined(value: Any) -> str:
-    return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+    if bot_file_path(d).exists():
+        return BotEntry(d, read_bot_file(d))
+    return BotEntry(d, BotFile(name=d.name, version=DEFAULT_VERSION, authors=list(DEFAULT_AUTHORS)))
 
 
 def boot_env(
@@ -90,18 +87,17 @@ def boot_env(
     env["BOT_NAME"] = entry.name
     env["BOT_VERSION"] = entry.version
     env["BOT_AUTHORS"] = ", ".join(entry.authors)
+    info = entry.info
     optional = {
-        "gameTypes": "BOT_GAME_TYPES",
-        "description": "BOT_DESCRIPTION",
-        "homepage": "BOT_HOMEPAGE",
-        "countryCodes": "BOT_COUNTRY_CODES",
-        "platform": "BOT_PLATFORM",
-        "programmingLang": "BOT_PROG_LANG",
-        "initialPosition": "BOT_INITIAL_POS",
+        "BOT_GAME_TYPES": ", ".join(info.game_types),
+        "BOT_DESCRIPTION": info.description,
+        "BOT_HOMEPAGE": info.homepage,
+        "BOT_COUNTRY_CODES": ", ".join(info.country_codes),
+        "BOT_PLATFORM": info.platform,
+        "BOT_PROG_LANG": info.programming_lang,
+        "BOT_INITIAL_POS": info.initial_position,
     }
-    for key, var in optional.items():
-        if entry.info.get(key):
-            env[var] = _joined(entry.info[key])
+    env.update({var: value for var, value in optional.items() if value})
     if team is not None:
         env["TEAM_ID"], env["TEAM_NAME"], env["TEAM_VERSION"] = str(team[0]), team[1], team[2]
     # Our own bots' scripts run "${SACBOT_PYTHON:-python3}": point them at this interpreter unless told

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sacbot.botinfo import bot_file_path, parse_bot_info, read_bot_file
 from sacbot.errors import UserError
 from sacbot.rundir import WEIGHTS_DIR, WeightsPaths
 
@@ -33,6 +34,7 @@ class TwinResult:
 
 
 def _identity(bots_dir: Path, name: str, learning: bool) -> dict[str, Any]:
+    """The twin's `<Name>.json`: the training bot's (else sacbot's defaults) under the twin's name."""
     base: dict[str, Any] = {
         "version": "1.0",
         "authors": ["sacbot"],
@@ -40,18 +42,15 @@ def _identity(bots_dir: Path, name: str, learning: bool) -> dict[str, Any]:
         "platform": "Python",
         "programmingLang": "Python 3",
     }
-    source_json = bots_dir / TRAINING_BOT / f"{TRAINING_BOT}.json"
-    try:
-        loaded = json.loads(source_json.read_text(encoding="utf-8"))
-        if isinstance(loaded, dict):
-            base.update(loaded)
-    except (OSError, ValueError):
-        pass
-    base.pop("base", None)
+    source = bots_dir / TRAINING_BOT
+    if bot_file_path(source).is_file():  # a broken one is an error, not silently replaced by the defaults
+        base.update(read_bot_file(source).to_json())
+    base.pop("base", None)  # the twin's files are named after its own folder
+    base.pop("teamMembers", None)
     mode = "learning" if learning else "frozen"
     base["name"] = name
     base["description"] = f"A {mode} twin of {TRAINING_BOT} written by `sacbot make-twin`"
-    return base
+    return parse_bot_info(base, f"{name}.json").to_json()
 
 
 def _sh_script(name: str, learning: bool) -> str:
@@ -103,6 +102,7 @@ def make_twin(source: Path | None, name: str, bots_dir: Path, learning: bool) ->
             raise UserError(f"no global best at {source}; name a checkpoint with --from FILE", exit_code=2)
     load_checkpoint(source)  # refuses a corrupt or pickled archive before anything is written
     data = source.read_bytes()
+    identity = _identity(bots_dir, name, learning)  # so does a broken training bot's JSON
 
     folder = bots_dir / name
     reset = folder.exists()
@@ -115,9 +115,7 @@ def make_twin(source: Path | None, name: str, bots_dir: Path, learning: bool) ->
     atomic_write_bytes(folder / "frozen.zip", data)
     atomic_write_bytes(weights.latest, data)
     write_round_counter(weights.round_counter, 0, time.time())
-    atomic_write_text(
-        folder / f"{name}.json", json.dumps(_identity(bots_dir, name, learning), indent=2) + "\n"
-    )
+    atomic_write_text(folder / f"{name}.json", json.dumps(identity, indent=2) + "\n")
     sh = folder / f"{name}.sh"
     atomic_write_text(sh, _sh_script(name, learning))
     sh.chmod(0o755)

@@ -1,19 +1,19 @@
 """The bot's identity for its BotHandshake, resolved in the official libraries' order.
 
 1. an explicit argument (a `BotIdentity`, or a mapping in the JSON file's camelCase keys);
-2. a `<Name>.json` bot config file (the booter's format: name, version, authors required);
+2. a `<Name>.json` bot config file, read by `sacbot.botinfo` (name, version, authors required);
 3. the `BOT_*` variables the booter passes (BOT_NAME, BOT_VERSION, BOT_AUTHORS, ...).
 The team fields always come from TEAM_ID, TEAM_NAME, TEAM_VERSION, as in the official libraries.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sacbot.botinfo import BotFile, parse_bot_info, parse_position, read_bot_file
 from sacbot.errors import UserError
 from sacbot.protocol import BotHandshake, InitialPosition
 from sacbot.settings import load_bot_environment
@@ -61,69 +61,33 @@ class BotIdentity:
 
 def parse_initial_position(text: str | None) -> InitialPosition | None:
     """ "x,y,direction" (any part may be blank), as in BOT_INITIAL_POS and the JSON's initialPosition."""
-    if not text or not text.strip():
-        return None
-    parts = [p.strip() for p in text.split(",")]
     try:
-        values = [float(p) if p else None for p in parts[:3]] + [None] * (3 - min(len(parts), 3))
-    except ValueError:
-        raise UserError(f"bad initial position {text!r}: expected 'x,y,direction'", exit_code=2) from None
-    return InitialPosition(x=values[0], y=values[1], direction=values[2])
+        position = parse_position(text or "")
+    except ValueError as exc:
+        raise UserError(str(exc), exit_code=2) from None
+    if position is None:
+        return None
+    return InitialPosition(x=position[0], y=position[1], direction=position[2])
 
 
-def _from_mapping(data: Mapping[str, Any], source: str) -> BotIdentity:
-    def text(key: str) -> str | None:
-        value = data.get(key)
-        if value is None:
-            return None
-        if not isinstance(value, str):
-            raise UserError(f"{source}: '{key}' must be a string", exit_code=2)
-        return value
-
-    def strings(key: str) -> list[str]:
-        value = data.get(key)
-        if value is None:
-            return []
-        if isinstance(value, str):  # tolerated: "a, b" as the booter joins lists
-            return [p.strip() for p in value.split(",") if p.strip()]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise UserError(f"{source}: '{key}' must be a list of strings", exit_code=2)
-        return [v for v in value if v.strip()]
-
-    name, version, authors = text("name"), text("version"), strings("authors")
-    missing = [
-        k
-        for k, v in (("name", name), ("version", version), ("authors", authors))
-        if not v or not str(v).strip()
-    ]
-    if missing:
-        raise UserError(f"{source}: bot identity lacks {', '.join(missing)}", exit_code=2)
-    assert name is not None and version is not None
-    initial = data.get("initialPosition")
+def identity_from_file(info: BotFile) -> BotIdentity:
+    """The identity a `<Name>.json` gives (platform and language default to Python's)."""
     return BotIdentity(
-        name=name,
-        version=version,
-        authors=authors,
-        description=text("description"),
-        homepage=text("homepage"),
-        country_codes=strings("countryCodes"),
-        game_types=strings("gameTypes"),
-        platform=text("platform") or "Python",
-        programming_lang=text("programmingLang") or "Python 3",
-        initial_position=parse_initial_position(initial) if isinstance(initial, str) else None,
+        name=info.name,
+        version=info.version,
+        authors=list(info.authors),
+        description=info.description,
+        homepage=info.homepage,
+        country_codes=list(info.country_codes),
+        game_types=list(info.game_types),
+        platform=info.platform or "Python",
+        programming_lang=info.programming_lang or "Python 3",
+        initial_position=parse_initial_position(info.initial_position),
     )
 
 
 def load_identity_json(path: Path) -> BotIdentity:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"bot config {path} does not exist", exit_code=2) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"bot config {path} is not readable JSON: {exc}", exit_code=2) from None
-    if not isinstance(data, dict):
-        raise UserError(f"bot config {path}: expected a JSON object", exit_code=2)
-    return _from_mapping(data, str(path))
+    return identity_from_file(read_bot_file(path))
 
 
 def resolve_identity(
@@ -138,7 +102,7 @@ def resolve_identity(
     if isinstance(explicit, BotIdentity):
         identity = explicit
     elif explicit is not None:
-        identity = _from_mapping(explicit, "bot identity argument")
+        identity = identity_from_file(parse_bot_info(dict(explicit), "bot identity argument"))
     elif json_path is not None and Path(json_path).is_file():
         identity = load_identity_json(Path(json_path))
     else:
