@@ -31,4 +31,5 @@ def test_window_keeps_the_last_rounds_only() -> None:
         window.add(100.0, 0.0)
     assert window.share() == 1.0
     assert window.score_kind() == "play_score_share_last_3"
+    assert ShareWindow(3, kind="fast_score_share").score_kind() == "fast_score_share_last_3"
     assert not ShareWindow(10).full

@@ -13,9 +13,10 @@ and the SAC-GRU updates (`SacTrainer`, on the GPU when there is one).
 - Faults: runners are Ray actors with `max_restarts`; Ray restarts a runner that died (a fresh process with
   fresh arenas) and retries its call there. A call that still fails is dropped and the runner called again a
   second later; a runner whose restarts are spent is left out, and the run stops only when none is left.
-- Checkpoints: exactly as train-fast (`latest.zip`, `best.zip`, `opponents/<Opponent>.zip` with the same
-  score kind, `rounds.jsonl`, `training_metrics.jsonl`, `round_counter.json`, the kept replay); a run with the
-  same `out` resumes from its folder. Metrics lines carry the ratio held and the throughput figures.
+- Checkpoints: exactly as train-fast, through its saver (`sacbot.env.fast_saver`: `latest.zip`, `best.zip`,
+  `opponents/<Opponent>.zip` with the same score kind, `rounds.jsonl`, `training_metrics.jsonl`,
+  `round_counter.json`, the kept replay); a run with the same `out` resumes from its folder. Metrics lines
+  carry the ratio held and the throughput figures.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,17 +144,10 @@ def train_ray(
     names = tuple(name for name, _ in weighted)
     if steps < 1 or envs < 1 or runners < 1 or chunk_steps < 1 or utd < 0 or not math.isfinite(utd):
         raise UserError("--steps, --envs, --runners must be at least 1 and the UTD ratio 0 or more", 2)
-    from sacbot import jsonl
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
-    from sacbot.checkpoint import (
-        CheckpointMeta,
-        latest_path,
-        restore_trainer,
-    )
-    from sacbot.checkpoint.replay_file import load_replay, save_replay
-    from sacbot.env.train import resumed_meta, save_slots, share
-    from sacbot.records import TRAIN_FAST, read_round_counter, write_round_counter
-    from sacbot.rundir import WeightsPaths
+    from sacbot.checkpoint import latest_path
+    from sacbot.env.fast_saver import FastSaver, resume, resumed_meta
+    from sacbot.runtime.learner import AgentLearner
     from sacbot.runtime.startup import radar_mode_for
     from sacbot.settings import load_sacbot_settings
 
@@ -162,7 +155,6 @@ def train_ray(
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} exists and is not a folder", exit_code=2)
     out.mkdir(parents=True, exist_ok=True)
-    folder = WeightsPaths(out)
     say = log or (lambda line: None)
     settings = load_sacbot_settings()  # as train-fast and `sacbot play`: training sees what play will see
     radar_mode, _ = radar_mode_for(settings.radar_mode, resumed_meta(out))
@@ -172,18 +164,19 @@ def train_ray(
             kickstart_anneal=settings.kickstart_anneal, n_step=settings.n_step,
         )
     )  # fmt: skip
+    learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
-    if latest_path(out).is_file():
-        restore_trainer(latest_path(out), trainer)
-        say(f"resumed from {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
-        if replay_keep > 0 and folder.replay.is_file():
-            kept = load_replay(folder.replay, sizes.state_dim, sizes.action_dim, sizes.hidden)
-            say(f"replay: {len(kept['lengths'])} kept rounds ({trainer.replay.extend_rounds(kept)} steps)")
+    resume(out, learner, replay_keep, say)
     if torch_threads:
         import torch
 
         torch.set_num_threads(torch_threads)
-    rounds_total = read_round_counter(folder.round_counter) or 0
+    trained_with = {
+        "opponents": list(names), "sampling": "spread", "radar_mode": radar_mode,
+        "aim_shaping": settings.aim_shaping, "kickstart": settings.kickstart,
+        "kickstart_anneal": settings.kickstart_anneal, "n_step": settings.n_step, "ray_runners": runners,
+    }  # fmt: skip
+    saver = FastSaver(out, names, best_window, trained_with)
     ray = init_ray(address, num_cpus)
     from ray.exceptions import ActorDiedError, RayError
 
@@ -198,10 +191,7 @@ def train_ray(
     progress.alive = [True] * runners
     progress.pids = [set() for _ in range(runners)]
     progress.env_steps = trainer.env_steps
-    progress.rounds = rounds_total
-    windows: dict[str, deque[tuple[float, float]]] = {n: deque(maxlen=best_window) for n in names}
-    overall: deque[tuple[float, float]] = deque(maxlen=best_window)
-    wins = dict.fromkeys(names, 0)
+    progress.rounds = saver.rounds_total
     start_steps = trainer.env_steps
     next_save = start_steps + save_every
     saved_at = -1
@@ -216,26 +206,8 @@ def train_ray(
         progress.weight_puts += 1
         version += 1
 
-    def run_meta() -> CheckpointMeta:
-        return CheckpointMeta(
-            env_steps=trainer.env_steps,
-            updates=trainer.updates,
-            network_sizes=trainer.network_sizes(),
-            extra={
-                "round_total": rounds_total, "written_by": TRAIN_FAST, "opponents": list(names),
-                "sampling": "spread", "radar_mode": radar_mode, "aim_shaping": settings.aim_shaping,
-                "kickstart": settings.kickstart, "kickstart_anneal": settings.kickstart_anneal,
-                "n_step": settings.n_step, "ray_runners": runners,
-            },
-        )  # fmt: skip
-
     def save() -> None:
-        save_slots(out, trainer.state_arrays(), run_meta(), windows, overall, best_window)
-        jsonl.append(folder.training_metrics, {
-            **progress.last_metrics, **progress.figures(), "time": time.time(),
-            "env_steps": trainer.env_steps, "updates": trainer.updates, "written_by": TRAIN_FAST,
-        })  # fmt: skip
-        write_round_counter(folder.round_counter, rounds_total, time.time())
+        saver.save(learner, {**progress.last_metrics, **progress.figures()})
         say(f"saved {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
 
     pending: dict[Any, int] = {}
@@ -274,7 +246,6 @@ def train_ray(
         progress.paused = len(idle)
 
     def ingest(chunk: dict[str, Any]) -> None:
-        nonlocal rounds_total
         i = chunk["runner"]
         progress.alive[i] = True
         progress.pids[i].add(int(chunk["pid"]))
@@ -286,27 +257,18 @@ def train_ray(
                                                        strict=True):  # fmt: skip
             if len(act) <= trainer.replay.capacity:
                 trainer.replay.add_round(obs, act, rew, done, hid)
-            rounds_total += 1
             terminated = bool(result.pop("terminated"))
-            if terminated:
-                pair = (float(result["score"]), float(result["opponent_score"]))
-                windows[result["opponent"]].append(pair)
-                overall.append(pair)
-                wins[result["opponent"]] += result["outcome"] == "won"
-            jsonl.append(folder.rounds, {
-                "time": time.time(), "round_total": rounds_total, "written_by": TRAIN_FAST, "runner": i,
-                **result,
-            })  # fmt: skip
+            saver.round_end(result, terminated, trainer.env_steps, runner=i)
         trainer.env_steps += int(chunk["env_steps"])
         progress.run_env_steps += int(chunk["env_steps"])
         progress.env_steps = trainer.env_steps
-        progress.rounds = rounds_total
+        progress.rounds = saver.rounds_total
 
     def train_owed() -> None:
         last_sync = trainer.updates
         while owed() > 0:
-            metrics = trainer.train_step()
-            if metrics is None:  # no complete window yet: the owed updates are waived
+            metrics = learner.update()
+            if not metrics:  # no complete window yet: the owed updates are waived
                 progress.waived += owed()
                 break
             progress.last_metrics = metrics
@@ -367,18 +329,16 @@ def train_ray(
         for handle in progress.handles:
             ray.kill(handle, no_restart=True)
     if replay_keep > 0:
-        kept = trainer.replay.export_rounds(replay_keep)
-        save_replay(folder.replay, kept)
-        kept_steps = int(kept["lengths"].sum())
-        say(f"kept {len(kept['lengths'])} rounds ({kept_steps} steps) of replay in {folder.replay}")
+        rounds, kept_steps = saver.keep_replay(learner, replay_keep)
+        say(f"kept {rounds} rounds ({kept_steps} steps) of replay in {saver.paths.replay}")
     return RayTrainingSummary(
         env_steps=trainer.env_steps,
         updates=trainer.updates,
-        rounds=rounds_total,
+        rounds=saver.rounds_total,
         seconds=progress.seconds,
         out=out,
-        score_share={n: round(share(w), 4) for n, w in windows.items() if w},
-        wins=wins,
+        score_share=saver.score_share(),
+        wins=saver.wins,
         figures=progress.figures(),
         runner_pids=progress.pids,
     )

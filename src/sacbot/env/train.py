@@ -4,13 +4,19 @@ The same trainer (`sacbot.agent.trainer.SacTrainer`, the configuration `sacbot p
 checkpoint format and weights-folder layout as `sacbot play`, so `play`, `eval` and campaigns load the result:
 
 - `latest.zip`: the full training state, saved every `save_every` steps and at the end; a later run with the
-  same `--out` resumes from it (counters, replay-free: the replay starts empty).
+  same `--out` resumes from it (weights, optimisers, counters).
+- `replay.npz`: at the end, with `replay_keep` > 0 (SACBOT_REPLAY_KEEP), the replay's newest whole rounds up
+  to that many steps; a resumed run (and the next `sacbot play` of a campaign) starts its replay with them.
 - `opponents/<Opponent>.zip`: offered to the best gate with the score share (own / (own + enemy) round scores,
-  exact from the engine) of the last `best_window` rounds against that opponent; `best.zip` the same over all
-  opponents. The score kind is `fast_score_share_last_<n>`, so a real-game score (`sacbot play`'s kind) never
-  competes with it: the gate replaces a slot holding another kind.
-- `rounds.jsonl` (one line per round), `training_metrics.jsonl` (one line per save), `round_counter.json`;
-  with `tensorboard`, the same lines also as TensorBoard scalars there (`sacbot.tensorboard`).
+  exact from the engine) of the last `best_window` rounds of this run against that opponent; `best.zip` the
+  same over all opponents. The score kind is `fast_score_share_last_<n>`, so a real-game score (`sacbot
+  play`'s kind) never competes with it: the gate replaces a slot holding another kind.
+- `rounds.jsonl` (one line per round), `training_metrics.jsonl` (one line per save), `round_counter.json`,
+  with a league `league.jsonl` (one line per save); with `tensorboard`, the round and metrics lines also as
+  TensorBoard scalars there (`sacbot.tensorboard`).
+The saving is `sacbot.env.fast_saver`'s, built from `sacbot play`'s round-end saver's pieces (the same score
+window, slot offer and replay writer); updates, saves and the kept replay go through the runtime's `Learner`
+interface (`AgentLearner`), acting through the batched numpy actor.
 
 Per vector step: one batched actor call (numpy `FastActor.step_batch`, stochastic) for all arenas, then the
 arenas step; every finished round goes into the sequence replay whole (`add_round`), and `updates_per_step`
@@ -27,35 +33,24 @@ Rounds against snapshots train the learner like any other round, but stay out of
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from sacbot.agent.features import RadarMode
+from sacbot.env.fast_saver import FastSaver, resume, resumed_meta
 from sacbot.env.league import FastLeague, parse_weighted_opponents
+from sacbot.env.round_buffer import RoundBuffer, store_round
 from sacbot.env.vector import VecTankRoyaleEnv
 from sacbot.errors import UserError
 from sacbot.opponents.sampling import LeagueConfig
 
 TEACHER_NOISE = 0.3  # std of the noise on the teacher's actions while it leads (`teacher_lead`)
-
-
-@dataclass
-class RoundBuffer:
-    """One arena's open round: obs o_1..o_t, and per step the action, reward and hidden state acted from."""
-
-    obs: list[np.ndarray] = field(default_factory=list)
-    actions: list[np.ndarray] = field(default_factory=list)
-    rewards: list[float] = field(default_factory=list)
-    hidden: list[np.ndarray] = field(default_factory=list)
 
 
 @dataclass
@@ -70,12 +65,6 @@ class FastTrainingSummary:
     snapshot_rounds: int = 0  # finished rounds against frozen snapshots of the learner
     snapshot_wins: int = 0
     snapshots: list[str] = field(default_factory=list)  # the snapshots in the pool at the end
-
-
-def share(window: deque[tuple[float, float]]) -> float:
-    own = sum(o for o, _ in window)
-    total = own + sum(e for _, e in window)
-    return 0.5 if total <= 0 else own / total
 
 
 def train_fast(
@@ -125,17 +114,10 @@ def train_fast(
             raise UserError("--sampling weights or pfsp steps the arenas in this process: --workers 0", 2)
         names = tuple(dict.fromkeys(name for name, w in weighted if w > 0))
         league = FastLeague([(n, w) for n, w in weighted if w > 0], league_config, Path(out), seed=seed)
-    from sacbot import jsonl
     from sacbot.agent.inference import FastActor
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
-    from sacbot.checkpoint import (
-        CheckpointMeta,
-        latest_path,
-        restore_trainer,
-    )
-    from sacbot.checkpoint.replay_file import load_replay, save_replay
-    from sacbot.records import TRAIN_FAST, read_round_counter, write_round_counter
-    from sacbot.rundir import WeightsPaths
+    from sacbot.checkpoint import latest_path
+    from sacbot.runtime.learner import AgentLearner
 
     if steps < 1 or envs < 1 or updates_per_step < 0:
         raise UserError("--steps and --envs must be at least 1, --updates-per-step at least 0", exit_code=2)
@@ -143,7 +125,6 @@ def train_fast(
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} exists and is not a folder", exit_code=2)
     out.mkdir(parents=True, exist_ok=True)
-    folder = WeightsPaths(out)
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
@@ -185,18 +166,13 @@ def train_fast(
             device=device, seed=seed, kickstart=kickstart, kickstart_anneal=kickstart_anneal, n_step=n_step
         )
     )
+    learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
-    if latest_path(out).is_file():
-        restore_trainer(latest_path(out), trainer)
-        say(f"resumed from {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
-        if replay_keep > 0 and folder.replay.is_file():
-            kept = load_replay(folder.replay, sizes.state_dim, sizes.action_dim, sizes.hidden)
-            say(f"replay: {len(kept['lengths'])} kept rounds ({trainer.replay.extend_rounds(kept)} steps)")
+    resume(out, learner, replay_keep, say)
     if league is not None:
         league.start(trainer.env_steps, trainer.actor_arrays(), trainer.config.sizes, mode)
         if league.snapshots:
             say(f"league: snapshots {', '.join(league.snapshots)} from {league.folder}")
-    rounds_total = read_round_counter(folder.round_counter) or 0
     blas_limit = None
     if torch_threads:
         import torch
@@ -211,15 +187,17 @@ def train_fast(
         from sacbot.tensorboard import TensorBoardSink
 
         board = TensorBoardSink(Path(tensorboard), start_step=trainer.env_steps, window=best_window)
+    trained_with = {
+        "opponents": list(names), "sampling": "spread" if league_config is None else league_config.sampling,
+        "radar_mode": radar_mode, "aim_shaping": aim_shaping, "kickstart": kickstart,
+        "kickstart_anneal": kickstart_anneal, "n_step": n_step,
+    }  # fmt: skip
+    saver = FastSaver(out, names, best_window, trained_with, board=board, league=league)
     lead_rng = np.random.default_rng(seed + 1)
     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
     hidden = np.zeros((envs, actor.hidden_dim), np.float32)
     buffers = [RoundBuffer(obs=[obs[i].copy()]) for i in range(envs)]
-    windows: dict[str, deque[tuple[float, float]]] = {n: deque(maxlen=best_window) for n in names}
-    overall: deque[tuple[float, float]] = deque(maxlen=best_window)
-    wins = dict.fromkeys(names, 0)
-    snapshot_rounds = snapshot_wins = 0
     started = time.perf_counter()
     start_steps = trainer.env_steps
     last_sync = trainer.updates
@@ -228,37 +206,8 @@ def train_fast(
     owed = 0.0  # fractional updates carried between vector steps
     saved_at = -1
 
-    def run_meta() -> CheckpointMeta:
-        return CheckpointMeta(
-            env_steps=trainer.env_steps,
-            updates=trainer.updates,
-            network_sizes=trainer.network_sizes(),
-            extra={
-                "round_total": rounds_total,
-                "written_by": TRAIN_FAST,
-                "opponents": list(names),
-                "sampling": "spread" if league_config is None else league_config.sampling,
-                "radar_mode": radar_mode,
-                "aim_shaping": aim_shaping,
-                "kickstart": kickstart,
-                "kickstart_anneal": kickstart_anneal,
-                "n_step": n_step,
-            },
-        )
-
     def save() -> None:
-        save_slots(out, trainer.state_arrays(), run_meta(), windows, overall, best_window)
-        metrics_line = {
-            **last_metrics, "time": time.time(), "env_steps": trainer.env_steps, "updates": trainer.updates,
-            "written_by": TRAIN_FAST,
-        }  # fmt: skip
-        jsonl.append(folder.training_metrics, metrics_line)
-        if board is not None:
-            board.train_pass(metrics_line, trainer.env_steps)
-            board.flush()
-        if league is not None:
-            jsonl.append(folder.league_log, {"time": time.time(), **league.pool_line(trainer.env_steps)})
-        write_round_counter(folder.round_counter, rounds_total, time.time())
+        saver.save(learner, last_metrics)
         say(f"saved {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
 
     try:
@@ -276,25 +225,11 @@ def train_fast(
                 if terminated[i] or truncated[i]:
                     buf.obs.append(np.asarray(infos["final_obs"][i], np.float32))
                     result = infos["final_info"][i]["round_result"]
-                    rounds_total += 1
-                    _store_round(trainer.replay, buf, bool(terminated[i]))
+                    store_round(trainer.replay, buf, bool(terminated[i]))
                     if league is not None:
                         league.record(result)
-                    if terminated[i] and result["opponent"] not in windows:  # a frozen snapshot
-                        snapshot_rounds += 1
-                        snapshot_wins += result["outcome"] == "won"
-                    elif terminated[i]:
-                        pair = (float(result["score"]), float(result["opponent_score"]))
-                        windows[result["opponent"]].append(pair)
-                        overall.append(pair)
-                        wins[result["opponent"]] += result["outcome"] == "won"
-                    round_line = {
-                        "time": time.time(), "round_total": rounds_total, "written_by": TRAIN_FAST,
-                        "reward_sum": round(sum(buf.rewards), 6), **result,
-                    }  # fmt: skip
-                    jsonl.append(folder.rounds, round_line)
-                    if board is not None:
-                        board.round_end(round_line, trainer.env_steps)
+                    reward_sum = round(sum(buf.rewards), 6)
+                    saver.round_end(result, bool(terminated[i]), trainer.env_steps, reward_sum=reward_sum)
                     buffers[i] = RoundBuffer(obs=[next_obs[i].copy()])
                     new_hidden[i] = 0.0
                 else:
@@ -305,8 +240,8 @@ def train_fast(
                 owed += updates_per_step
                 while owed >= 1.0:
                     owed -= 1.0
-                    metrics = trainer.train_step()
-                    if metrics is None:
+                    metrics = learner.update()
+                    if not metrics:  # the replay cannot sample a window yet
                         owed = 0.0
                         break
                     last_metrics = metrics
@@ -314,7 +249,7 @@ def train_fast(
                     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed + trainer.updates)
                     last_sync = trainer.updates
             if league is not None and league.snapshot_due(trainer.env_steps):
-                label = league.snapshot(trainer.env_steps, trainer.actor_arrays(), run_meta())
+                label = league.snapshot(trainer.env_steps, trainer.actor_arrays(), saver.meta(learner))
                 say(f"league: snapshot {label} (pool: {', '.join(league.snapshots)})")
             if trainer.env_steps >= next_save:
                 save()
@@ -330,55 +265,20 @@ def train_fast(
             board.close()
     if replay_keep > 0:
         # For whoever trains on from latest.zip (the next `sacbot play` of a campaign, a resumed run).
-        kept = trainer.replay.export_rounds(replay_keep)
-        save_replay(folder.replay, kept)
-        rounds, kept_steps = len(kept["lengths"]), int(kept["lengths"].sum())
-        say(f"kept {rounds} rounds ({kept_steps} steps) of replay in {folder.replay}")
+        rounds, kept_steps = saver.keep_replay(learner, replay_keep)
+        say(f"kept {rounds} rounds ({kept_steps} steps) of replay in {saver.paths.replay}")
     return FastTrainingSummary(
         env_steps=trainer.env_steps,
         updates=trainer.updates,
-        rounds=rounds_total,
+        rounds=saver.rounds_total,
         seconds=time.perf_counter() - started,
         out=out,
-        score_share={n: round(share(w), 4) for n, w in windows.items() if w},
-        wins=wins,
-        snapshot_rounds=snapshot_rounds,
-        snapshot_wins=snapshot_wins,
+        score_share=saver.score_share(),
+        wins=saver.wins,
+        snapshot_rounds=saver.snapshot_rounds,
+        snapshot_wins=saver.snapshot_wins,
         snapshots=list(league.snapshots) if league is not None else [],
     )
-
-
-def save_slots(
-    out: Path,
-    arrays: Mapping[str, np.ndarray],
-    meta: Any,
-    windows: Mapping[str, deque[tuple[float, float]]],
-    overall: deque[tuple[float, float]],
-    best_window: int,
-) -> None:
-    """Write `latest.zip`, then offer each opponent's slot and the global best the same arrays, scored by the
-    score share of their last `best_window` rounds (slots with fewer rounds are left alone)."""
-    from sacbot.checkpoint import best_path, latest_path, offer_best, opponent_best_path, save_checkpoint
-
-    save_checkpoint(latest_path(out), arrays, meta)
-    kind = f"fast_score_share_last_{best_window}"
-    for name, window in windows.items():
-        if len(window) >= best_window:
-            named = dataclasses.replace(meta, opponent=name)
-            offer_best(opponent_best_path(out, name), arrays, named, share(window), kind)
-    if len(overall) >= best_window:
-        offer_best(best_path(out), arrays, meta, share(overall), kind)
-
-
-def resumed_meta(out: Path) -> Any:
-    """The metadata of the run's latest.zip (None: no run to resume), so a resumed run keeps the settings it
-    was trained with, as `sacbot play` does."""
-    from sacbot.checkpoint import CheckpointError, latest_path, read_meta
-
-    try:
-        return read_meta(latest_path(out)) if latest_path(out).is_file() else None
-    except CheckpointError:
-        return None  # restoring it fails later with its own clear line
 
 
 def teacher_actions(obs: np.ndarray, rng: np.random.Generator, noise: float = TEACHER_NOISE) -> np.ndarray:
@@ -389,22 +289,6 @@ def teacher_actions(obs: np.ndarray, rng: np.random.Generator, noise: float = TE
 
     acts = teacher_action(torch.from_numpy(obs)).numpy()
     return np.clip(acts + rng.normal(0.0, noise, acts.shape), -1.0, 1.0).astype(np.float32)
-
-
-def _store_round(replay: Any, buf: RoundBuffer, terminated: bool) -> None:
-    """A finished (or truncated) round into the sequence replay, whole."""
-    t = len(buf.actions)
-    if t == 0 or t > replay.capacity:
-        return
-    done = np.zeros(t, np.float32)
-    done[-1] = 1.0 if terminated else 0.0
-    replay.add_round(
-        np.stack(buf.obs),
-        np.stack(buf.actions).astype(np.float32),
-        np.asarray(buf.rewards, np.float32),
-        done,
-        np.stack(buf.hidden),
-    )
 
 
 __all__ = ["FastTrainingSummary", "train_fast"]

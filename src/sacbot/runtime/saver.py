@@ -10,6 +10,7 @@ Per round end, in this order (a kill between two steps loses at most that round'
 With a TensorBoard sink (`SACBOT_TENSORBOARD`), the same two lines of step 3 also go to it as scalars.
 At game end (`save_game_end`), with `replay_keep` > 0: 5. the replay's newest whole rounds to `replay.npz`
 (`sacbot.checkpoint.replay_file`), which the next `sacbot play` loads before its first tick.
+`offer_window` (step 2) and `keep_replay` (step 5) are shared with train-fast's (`sacbot.env.fast_saver`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
+
+import numpy as np
 
 from sacbot import jsonl
 from sacbot.checkpoint import CheckpointMeta, offer_best, opponent_best_path, save_checkpoint
@@ -44,6 +47,22 @@ def read_opponent_history(weights_dir: Path, opponent: str, size: int) -> list[t
         if line.opponent == opponent and line.own_score is not None and line.enemy_score is not None
     ]
     return pairs[-size:]
+
+
+def offer_window(
+    path: Path, arrays: Mapping[str, np.ndarray], meta: CheckpointMeta, window: ShareWindow
+) -> bool | None:
+    """Offer the slot at `path` the arrays through the gate, scored by the window's share under its score
+    kind, once the window is full; whether they were stored (None: not full yet, nothing offered)."""
+    if not window.full:
+        return None
+    return offer_best(path, arrays, meta, window.share(), window.score_kind())
+
+
+def keep_replay(path: Path, arrays: dict[str, np.ndarray]) -> tuple[int, int]:
+    """Write kept replay rounds (`Learner.export_replay`) to `path`; the (rounds, steps) written."""
+    save_replay(path, arrays)
+    return len(arrays["lengths"]), int(arrays["lengths"].sum())
 
 
 class RoundEndSaver:
@@ -96,14 +115,8 @@ class RoundEndSaver:
         if self.opponent:
             self.window.add(report.own_score, report.enemy_score)
             share = self.window.share()
-            if self.window.full:
-                best_stored = offer_best(
-                    opponent_best_path(self.weights_dir, self.opponent),
-                    arrays,
-                    meta,
-                    share,
-                    self.window.score_kind(),
-                )
+            slot = opponent_best_path(self.weights_dir, self.opponent)
+            best_stored = offer_window(slot, arrays, meta, self.window)
         metrics_line = {"time": now, "epoch": self.rounds_total, **train_pass}
         round_line = {
             "time": now,
@@ -132,8 +145,7 @@ class RoundEndSaver:
         if not len(arrays.get("lengths", ())):
             return
         path = self.paths.replay
-        save_replay(path, arrays)
-        rounds, steps = len(arrays["lengths"]), int(arrays["lengths"].sum())
+        rounds, steps = keep_replay(path, arrays)
         print(
             f"sacbot play: kept {rounds} rounds ({steps} steps) of replay in {path}",
             file=self.log,

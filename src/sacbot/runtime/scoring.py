@@ -53,10 +53,17 @@ def score_share(pairs: Iterable[tuple[float, float]]) -> float:
 
 
 class ShareWindow:
-    """The last `size` (own, enemy) round scores against one opponent; `full` once it holds `size` rounds."""
+    """The last `size` (own, enemy) round scores against one opponent; `full` once it holds `size` rounds.
 
-    def __init__(self, size: int, history: Iterable[tuple[float, float]] = ()) -> None:
+    `kind` names where the scores come from (`sacbot play`'s rebuilt ones by default; train-fast's exact
+    engine scores are `fast_score_share`), so the gate never compares the two.
+    """
+
+    def __init__(
+        self, size: int, history: Iterable[tuple[float, float]] = (), kind: str = SCORE_KIND
+    ) -> None:
         self.size = size
+        self.kind = kind
         self._rounds: deque[tuple[float, float]] = deque(history, maxlen=size)
 
     def add(self, own: float, enemy: float) -> None:
@@ -74,4 +81,4 @@ class ShareWindow:
 
     def score_kind(self) -> str:
         """What the score measures, for the gate (it only compares scores of the same kind)."""
-        return f"{SCORE_KIND}_last_{self.size}"
+        return f"{self.kind}_last_{self.size}"
