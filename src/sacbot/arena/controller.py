@@ -9,16 +9,15 @@ wrapper.
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed, WebSocketException
-from websockets.frames import Frame, Opcode
-from websockets.protocol import Event
+from websockets.frames import CloseCode
 
 from sacbot import __version__
 from sacbot.errors import UserError
@@ -47,6 +46,7 @@ from sacbot.protocol import (
     decode,
     encode,
 )
+from sacbot.wsclient import PING_INTERVAL_S, ClientStream
 
 GAME_START_TIMEOUT_S = 10.0  # as the official runner
 
@@ -65,29 +65,70 @@ class GameResult:
 _OBSERVER_TICK = b'{"type":"TickEventForObserver"'
 
 
-class _ControllerConnection(ClientConnection):
-    """Drops whole observer-tick frames inside `data_received` while `skip_ticks` is set (a game followed
-    without `on_tick`), so the one message of every turn costs no queueing, decoding or coroutine wake-up.
-    Anything else, or a tick written another way (fragmented, `type` not first), takes the stock path."""
+class _ControllerStream(ClientStream):
+    """The controller's connection: messages queue for `recv`, decoded to str (text) or left as bytes.
 
+    While `skip_ticks` is set (a game followed without `on_tick`), observer ticks are dropped as they arrive,
+    so the one message of every turn costs no queueing, decoding or coroutine wake-up. Reading pauses while
+    `MAX_QUEUE` messages wait, as websockets' own connections do."""
+
+    MAX_QUEUE = 16
     skip_ticks = False
 
-    def process_event(self, event: Event) -> None:
-        if (
-            self.skip_ticks
-            and isinstance(event, Frame)
-            and event.opcode is Opcode.TEXT
-            and event.fin
-            and event.data[: len(_OBSERVER_TICK)] == _OBSERVER_TICK
-        ):
+    def __init__(self, protocol: ClientProtocol, ping_interval: float | None = None) -> None:
+        super().__init__(protocol, ping_interval)
+        self._queue: deque[str | bytes] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._paused = False
+
+    def on_message(self, data: bytes, text: bool) -> None:
+        if text and self.skip_ticks and data[: len(_OBSERVER_TICK)] == _OBSERVER_TICK:
             return
-        super().process_event(event)
+        try:
+            msg: str | bytes = data.decode() if text else data
+        except UnicodeDecodeError as exc:
+            self.protocol.fail(CloseCode.INVALID_DATA, f"{exc.reason} at position {exc.start}")
+            self._flush()
+            return
+        self._queue.append(msg)
+        self._wake()
+        if len(self._queue) >= self.MAX_QUEUE and not self._paused and self.transport is not None:
+            self._paused = True
+            self.transport.pause_reading()
+
+    def on_closed(self) -> None:
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def recv(self) -> str | bytes:
+        """The next message; raises ConnectionClosed once the connection is closed and nothing is left."""
+        queue = self._queue
+        while not queue:
+            if self.closed.done():
+                raise self.protocol.close_exc
+            self._waiter = self.loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        msg = queue.popleft()
+        if self._paused and len(queue) <= self.MAX_QUEUE // 4 and self.transport is not None:
+            self._paused = False
+            self.transport.resume_reading()
+        return msg
+
+    async def send(self, text: str) -> None:
+        self.send_text(text.encode())
 
 
 class Controller:
     """One controller (or, with `observer=True`, observer) connection."""
 
-    def __init__(self, ws: ClientConnection, handshake: ServerHandshake) -> None:
+    def __init__(self, ws: _ControllerStream, handshake: ServerHandshake) -> None:
         self.ws = ws
         self.server = handshake
         self.bots: list[BotInfo] = []  # the latest BotListUpdate
@@ -104,8 +145,8 @@ class Controller:
     ) -> Controller:
         try:
             async with asyncio.timeout(timeout):
-                ws = await connect(
-                    url, max_size=None, compression=None, create_connection=_ControllerConnection
+                ws = await _ControllerStream.open(
+                    url, max_size=None, timeout=timeout, ping_interval=PING_INTERVAL_S
                 )
         except (OSError, TimeoutError, WebSocketException) as exc:
             raise UserError(f"cannot connect to the server at {url}: {exc or 'timed out'}") from None
@@ -203,13 +244,11 @@ class Controller:
         """Start a game and follow it to its end. Ticks are decoded only when `on_tick` is given."""
         await self.start_game(setup, bots)
         ws = self.ws
-        if isinstance(ws, _ControllerConnection):
-            ws.skip_ticks = on_tick is None
-            try:
-                return await self._follow(on_event, on_tick, start_timeout)
-            finally:
-                ws.skip_ticks = False
-        return await self._follow(on_event, on_tick, start_timeout)
+        ws.skip_ticks = on_tick is None
+        try:
+            return await self._follow(on_event, on_tick, start_timeout)
+        finally:
+            ws.skip_ticks = False
 
     async def _follow(
         self,

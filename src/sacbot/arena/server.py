@@ -1,9 +1,10 @@
-"""The arena's thin asyncio `websockets` shell around `ArenaCore`, and `EmbeddedArena` (a server in a thread).
+"""The arena's thin asyncio shell around `ArenaCore`, and `EmbeddedArena` (a server in a thread).
 
-One coroutine per client reads frames and hands them to the core; the core's sends are written straight into
-the connection's transport (no task or queue per message), and one loop timer follows `core.deadline`. A
-client that stops reading while its write buffer passes `MAX_BACKLOG` is closed, so no client can make the
-server grow.
+Each client socket is an asyncio protocol of ours (`_ArenaConnection`) driving websockets' sans-I/O
+`ServerProtocol` through its public methods. Complete data messages go to the core right inside
+`data_received`; the core's sends are framed by the protocol and written straight into the transport (no
+task or queue per message), and one loop timer follows `core.deadline`. A client that stops reading while
+its write buffer passes `MAX_BACKLOG` is closed, so no client can make the server grow.
 """
 
 from __future__ import annotations
@@ -11,16 +12,18 @@ from __future__ import annotations
 import asyncio
 import http
 import logging
+import os
+import sys
 import threading
-import weakref
 from collections.abc import Callable
 from types import TracebackType
 
-from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
-from websockets.frames import DATA_OPCODES, Frame, Opcode
+from websockets.frames import CloseCode, Frame, Opcode
 from websockets.http11 import Request, Response
-from websockets.protocol import Event, State
+from websockets.protocol import State
+from websockets.server import ServerProtocol
+from websockets.version import version as websockets_version
 
 from sacbot.arena.core import ArenaConfig, ArenaCore
 from sacbot.arena.core_types import CLOSE_INTERNAL, CLOSE_POLICY, GameRecorder
@@ -31,6 +34,10 @@ log = logging.getLogger(__name__)
 DEFAULT_PORT = 7654
 MAX_MESSAGE_BYTES = 1 << 20  # the official clients' own limit
 MAX_BACKLOG = 16 << 20  # unsent bytes per client before we give up on it
+OPEN_TIMEOUT_S = 10.0  # a socket that has not finished its opening handshake by then is dropped
+CLOSE_TIMEOUT_S = 3.0  # after a close frame, how long the client gets to end the TCP connection
+PING_INTERVAL_S = 20.0  # keepalive: a ping this often; no pong by the next one closes with 1011
+SERVER_HEADER = f"Python/{sys.version_info[0]}.{sys.version_info[1]} websockets/{websockets_version}"
 
 # Plain HTTP on the server's port (a request without a WebSocket upgrade): request path -> (status, content
 # type, body). `sacbot arena serve` answers with the viewer page (`sacbot.viewer.pages`).
@@ -55,13 +62,15 @@ class ArenaServer:
         self._tap = tap  # sees every text the server sends (tests validate them against the schemas)
         self._recorder = recorder
         self._http = http_handler
-        self._conns: dict[int, ServerConnection] = {}
+        self._conns: dict[int, _ArenaConnection] = {}  # open WebSocket clients, by core id
+        self._sockets: set[_ArenaConnection] = set()  # every socket alive, handshake done or not
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
-        self._server: Server | None = None
+        self._keepalive: asyncio.TimerHandle | None = None
+        self._server: asyncio.Server | None = None
         self._last_text: str | None = None
-        self._last_frame = b""
+        self._last_payload = b""
         self.core: ArenaCore | None = None
 
     @property
@@ -73,35 +82,38 @@ class ArenaServer:
         self._loop = loop = asyncio.get_running_loop()
         self.core = ArenaCore(self, self.config, clock=loop.time, recorder=self._recorder)
         try:
-            # No compression: frames are small and deflate would cost more CPU than the bytes it saves.
-            self._server = await serve(
-                self._handle,
-                self.host,
-                self.port,
-                max_size=MAX_MESSAGE_BYTES,
-                compression=None,
-                max_queue=16,
-                create_connection=_ArenaConnection,
-                process_request=self._process_request if self._http is not None else None,
-            )
+            # No compression (no extensions offered): frames are small and deflate would cost more CPU than
+            # the bytes it saves.
+            self._server = await loop.create_server(lambda: _ArenaConnection(self), self.host, self.port)
         except OSError as exc:
             raise UserError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}", 2) from None
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]
+        self._keepalive = loop.call_later(PING_INTERVAL_S, self._ping_all)
 
     async def stop(self) -> None:
         if self.core is not None:
             self.core.shutdown()
             self._sync_timer()
+        if self._keepalive is not None:
+            self._keepalive.cancel()
+            self._keepalive = None
         if self._server is not None:
-            self._server.close(close_connections=False)
+            self._server.close()  # no new sockets
             # A socket that never finished its opening handshake (a browser's spare pre-connection to the
             # viewer page) would hold the close until its open timeout: drop those now.
-            for conn in list(_ArenaConnection.sockets):
-                if conn.server is self._server and conn.protocol.state is State.CONNECTING:
-                    conn.transport.abort()
+            for conn in list(self._sockets):
+                if conn.protocol.state is State.CONNECTING:
+                    conn.abort()
             try:
-                await asyncio.wait_for(self._server.wait_closed(), 5)
+                async with asyncio.timeout(5):
+                    while self._sockets:
+                        await asyncio.sleep(0.01)
+            except TimeoutError:
+                for conn in list(self._sockets):
+                    conn.abort()
+            try:
+                await asyncio.wait_for(self._server.wait_closed(), 1)
             except TimeoutError:
                 pass
 
@@ -112,20 +124,21 @@ class ArenaServer:
     # ---- Transport, called by the core --------------------------------------------------------------
 
     def send(self, conn_id: int, text: str) -> None:
-        ws = self._conns.get(conn_id)
-        if ws is None or ws.protocol.state is not State.OPEN:
+        conn = self._conns.get(conn_id)
+        if conn is None or conn.protocol.state is not State.OPEN:
             return
         if self._tap is not None:
             self._tap(conn_id, text)
-        if text is not self._last_text:  # observers all get the same text: frame it once
-            self._last_text, self._last_frame = text, _text_frame(text.encode())
+        if text is not self._last_text:  # observers all get the same text: encode it once
+            self._last_text, self._last_payload = text, text.encode()
+        conn.protocol.send_text(self._last_payload)
+        transport = conn.transport
         try:
-            # What `ws.send` does for one unfragmented, uncompressed text message from a server (no mask),
-            # minus the await: write the frame to the transport now.
-            ws.transport.write(self._last_frame)
-        except Exception:  # the socket just died; its reader will see the close and tell the core
+            for data in conn.protocol.data_to_send():
+                transport.write(data)
+        except Exception:  # the socket just died; connection_lost will tell the core
             return
-        if ws.transport.get_write_buffer_size() > MAX_BACKLOG and self._loop is not None:
+        if transport.get_write_buffer_size() > MAX_BACKLOG and self._loop is not None:
             # Not now: the core is in the middle of a send loop.
             self._loop.call_soon(self._kick_slow, conn_id)
 
@@ -135,57 +148,81 @@ class ArenaServer:
             self._sync_timer()
 
     def close(self, conn_id: int, code: int, reason: str) -> None:
-        ws = self._conns.pop(conn_id, None)
-        if ws is not None:
-            asyncio.ensure_future(_close(ws, code, reason))
+        conn = self._conns.pop(conn_id, None)
+        if conn is not None:
+            conn.close(code, reason)
 
-    # ---- websockets side --------------------------------------------------------------------------
+    # ---- connections ------------------------------------------------------------------------------
 
-    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        """A plain HTTP GET (no WebSocket upgrade) gets the HTTP handler's answer; upgrades go on as usual."""
-        if self._http is None or "websocket" in request.headers.get("Upgrade", "").lower():
-            return None
-        status, content_type, body = self._http(request.path)
-        headers = Headers(
-            [
-                ("Content-Type", content_type),
-                ("Content-Length", str(len(body))),
-                ("Cache-Control", "no-store"),
-                ("Connection", "close"),
-            ]
-        )
-        return Response(status, http.HTTPStatus(status).phrase, headers, body)
-
-    async def _handle(self, ws: ServerConnection) -> None:
-        core = self.core
-        assert core is not None and isinstance(ws, _ArenaConnection)
-        addr = ws.remote_address
-        host, port = (str(addr[0]), int(addr[1])) if addr else ("unknown", 0)
-        # Register before the core sends the ServerHandshake through us.
-        cid = core._next_id
-        self._conns[cid] = ws
-
-        def on_frame(data: bytes | None) -> None:
+    def _answer(self, conn: _ArenaConnection, request: Request) -> None:
+        """The opening handshake: accept a WebSocket upgrade (then the client joins the core), or give a plain
+        HTTP GET the HTTP handler's answer."""
+        protocol = conn.protocol
+        if self._http is not None and "websocket" not in request.headers.get("Upgrade", "").lower():
             try:
-                if data is None:
-                    core.receive(cid, b"")  # a binary frame: refused
-                else:
-                    core.receive(cid, data.decode())
+                status, content_type, body = self._http(request.path)
             except Exception:
-                log.exception("client %d", cid)
-                core.kick(cid, CLOSE_INTERNAL, "Internal server error")
-            self._sync_timer()
-
+                log.exception("HTTP %s", request.path)
+                status, content_type, body = 500, "text/plain; charset=utf-8", b"Internal server error\n"
+            headers = Headers(
+                [
+                    ("Content-Type", content_type),
+                    ("Content-Length", str(len(body))),
+                    ("Cache-Control", "no-store"),
+                    ("Connection", "close"),
+                ]
+            )
+            response = Response(status, http.HTTPStatus(status).phrase, headers, body)
+        else:
+            response = protocol.accept(request)
+        response.headers["Server"] = SERVER_HEADER
+        protocol.send_response(response)
+        conn.flush()
+        if protocol.state is not State.OPEN:
+            return  # an HTTP answer or a refused handshake: the socket closes
+        core = self.core
+        if core is None:
+            conn.close(CloseCode.GOING_AWAY, "Server shutting down")
+            return
+        peer = conn.transport.get_extra_info("peername")
+        host, port = (str(peer[0]), int(peer[1])) if peer else ("unknown", 0)
+        # Register before the core sends the ServerHandshake through us.
+        cid = conn.cid = core._next_id
+        self._conns[cid] = conn
         got = core.connect(host, port)
         assert got == cid
-        ws.on_frame = on_frame
+        self._sync_timer()
+
+    def _message(self, conn: _ArenaConnection, data: bytes | None) -> None:
+        """One complete data message from a client (None: a binary one, which the core refuses)."""
+        core, cid = self.core, conn.cid
+        if core is None or cid is None:
+            return
         try:
-            await ws.wait_closed()
-        finally:
-            ws.on_frame = None
-            self._conns.pop(cid, None)
-            core.disconnect(cid)
+            core.receive(cid, b"" if data is None else data.decode())
+        except Exception:
+            log.exception("client %d", cid)
+            core.kick(cid, CLOSE_INTERNAL, "Internal server error")
+        self._sync_timer()
+
+    def _gone(self, conn: _ArenaConnection) -> None:
+        self._sockets.discard(conn)
+        cid = conn.cid
+        if cid is None:
+            return
+        conn.cid = None
+        if self._conns.get(cid) is conn:
+            del self._conns[cid]
+        if self.core is not None:
+            self.core.disconnect(cid)
             self._sync_timer()
+
+    def _ping_all(self) -> None:
+        """Keepalive: a client that has not answered the previous ping by now is closed with 1011."""
+        assert self._loop is not None
+        self._keepalive = self._loop.call_later(PING_INTERVAL_S, self._ping_all)
+        for conn in list(self._conns.values()):
+            conn.keepalive()
 
     def _sync_timer(self) -> None:
         """Make sure a loop timer fires by `core.deadline`.
@@ -216,60 +253,119 @@ class ArenaServer:
         self._sync_timer()
 
 
-def _text_frame(payload: bytes) -> bytes:
-    """One final, unmasked text frame (RFC 6455 section 5.2)."""
-    n = len(payload)
-    if n < 126:
-        return bytes((0x81, n)) + payload
-    if n < 65536:
-        return b"\x81\x7e" + n.to_bytes(2, "big") + payload
-    return b"\x81\x7f" + n.to_bytes(8, "big") + payload
+class _ArenaConnection(asyncio.Protocol):
+    """One client socket: an asyncio protocol driving websockets' sans-I/O `ServerProtocol`.
 
-
-class _ArenaConnection(ServerConnection):
-    """Hands each complete data message to `on_frame` right inside `data_received`.
-
-    The stock path queues frames and wakes the handler coroutine once per message; calling the core directly
-    saves that hop on every intent. Control frames (ping, pong, close) keep the stock handling.
+    Complete data messages (fragments joined) go to the server, hence the core, right inside
+    `data_received`: no queue or coroutine wake-up per message. `ServerProtocol` itself enforces the message
+    size limit (close 1009), answers pings and echoes close frames; the opening handshake is the server's
+    `_answer`.
     """
 
-    on_frame: Callable[[bytes | None], None] | None = None
-    _parts: list[bytes] | None = None
-    _binary = False
-    sockets: weakref.WeakSet[_ArenaConnection] = weakref.WeakSet()  # every connection alive, for `stop`
+    def __init__(self, server: ArenaServer) -> None:
+        self.server = server
+        self.protocol = ServerProtocol(max_size=MAX_MESSAGE_BYTES)
+        self.transport: asyncio.Transport = None  # type: ignore[assignment]  # set in connection_made
+        self.cid: int | None = None  # the core's id once the handshake is done
+        self._parts: list[bytes] | None = None  # a fragmented message so far
+        self._binary = False
+        self._ping_out = False
+        self._closing = False  # a close is under way (`ServerProtocol.close_expected`)
+        self._timer: asyncio.TimerHandle | None = None  # the open timeout, then the close timeout
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(transport)
-        _ArenaConnection.sockets.add(self)
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.server._sockets.add(self)
+        self._timer = asyncio.get_running_loop().call_later(OPEN_TIMEOUT_S, self._open_timeout)
 
-    def process_event(self, event: Event) -> None:
-        deliver = self.on_frame
-        if deliver is None or not isinstance(event, Frame) or event.opcode not in DATA_OPCODES:
-            super().process_event(event)
-            return
-        op = event.opcode
-        chunk = event.data if isinstance(event.data, bytes) else bytes(event.data)
-        if op is Opcode.CONT:
+    def data_received(self, data: bytes) -> None:
+        protocol = self.protocol
+        protocol.receive_data(data)
+        events = protocol.events_received()
+        self.flush()
+        for event in events:
+            if event.__class__ is Frame:
+                assert isinstance(event, Frame)
+                self._frame(event)
+            elif isinstance(event, Request):
+                self.server._answer(self, event)
+
+    def eof_received(self) -> None:
+        self.protocol.receive_eof()
+        self.flush()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.protocol.receive_eof()  # idempotent: the state is CLOSED from here on
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.server._gone(self)
+
+    def _frame(self, frame: Frame) -> None:
+        op = frame.opcode
+        if op is Opcode.TEXT or op is Opcode.BINARY:
+            data = frame.data if frame.data.__class__ is bytes else bytes(frame.data)
+            if not frame.fin:
+                self._parts, self._binary = [data], op is Opcode.BINARY
+                return
+            self.server._message(self, None if op is Opcode.BINARY else data)
+        elif op is Opcode.CONT:
             if self._parts is None:
                 return
-            self._parts.append(chunk)
-            if not event.fin:
-                return
-            data, binary = b"".join(self._parts), self._binary
-            self._parts = None
-        elif not event.fin:
-            self._parts, self._binary = [chunk], op is Opcode.BINARY
+            self._parts.append(bytes(frame.data))
+            if frame.fin:
+                data, self._parts = b"".join(self._parts), None
+                self.server._message(self, None if self._binary else data)
+        elif op is Opcode.PONG:
+            self._ping_out = False
+        # PING and CLOSE: `ServerProtocol` has queued the pong or the echo (and the end of the stream), and
+        # `flush` sent it.
+
+    def flush(self) -> None:
+        """Write what the protocol has to send; after a close frame, give the client `CLOSE_TIMEOUT_S`."""
+        transport = self.transport
+        for data in self.protocol.data_to_send():
+            if data:
+                transport.write(data)
+            elif transport.can_write_eof():  # the end of the stream: half-close when possible
+                try:
+                    transport.write_eof()
+                except Exception:
+                    pass
+            else:
+                transport.close()
+        if not self._closing and self.protocol.close_expected():
+            self._closing = True  # the open timeout gives way to the close timeout
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT_S, self.abort)
+
+    def close(self, code: int, reason: str) -> None:
+        """Start the closing handshake; the socket is dropped if the client does not finish it in time."""
+        if self.protocol.state is State.OPEN:
+            self.protocol.send_close(code, reason)
+            self.flush()
+        elif self.protocol.state is State.CONNECTING:
+            self.abort()
+
+    def keepalive(self) -> None:
+        if self.protocol.state is not State.OPEN:
             return
+        if self._ping_out:  # no pong since the last ping
+            self.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
         else:
-            data, binary = chunk, op is Opcode.BINARY
-        deliver(None if binary else data)
+            self._ping_out = True
+            self.protocol.send_ping(os.urandom(4))
+        self.flush()
 
+    def _open_timeout(self) -> None:
+        self._timer = None
+        if self.protocol.state is State.CONNECTING:
+            self.abort()
 
-async def _close(ws: ServerConnection, code: int, reason: str) -> None:
-    try:
-        await asyncio.wait_for(ws.close(code, reason), 3)
-    except Exception:
-        ws.transport.abort()
+    def abort(self) -> None:
+        self.transport.abort()
 
 
 class EmbeddedArena:

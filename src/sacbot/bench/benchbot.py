@@ -1,10 +1,11 @@
 """A minimal, fast bot process for `sacbot bench arena`: `python -m sacbot.bench.benchbot`.
 
-It speaks the bot protocol over a real `websockets` connection, using the shared codec, and answers every tick
-with one fixed, complete intent: drive, turn, sweep the radar, fire whenever the gun is cool. The bench then
-measures the arena, not a policy. Like the server, it answers a frame right inside `data_received`, without
-waking a coroutine per message. Identity comes from BOT_NAME / BOT_VERSION and the server from SERVER_URL /
-SERVER_SECRET, as for a booted bot. With `--client` it runs the same intent on `sacbot.client` instead.
+It speaks the bot protocol over a real WebSocket connection (`sacbot.wsclient.ClientStream`: websockets'
+sans-I/O client), using the shared codec, and answers every tick with one fixed, complete intent: drive, turn,
+sweep the radar, fire whenever the gun is cool. The bench then measures the arena, not a policy. Like the
+server, it answers a message right inside `data_received`, without waking a coroutine per message.
+Identity comes from BOT_NAME / BOT_VERSION and the server from SERVER_URL / SERVER_SECRET, as for a booted
+bot. With `--client` it runs the same intent on `sacbot.client` instead.
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ import asyncio
 import os
 import sys
 
-from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import Frame, Opcode
-from websockets.protocol import Event
 
 from sacbot.protocol import BotHandshake, BotIntent, BotReady, ServerHandshake, decode, encode
+from sacbot.wsclient import ClientStream
 
 INTENT = encode(
     BotIntent(
@@ -37,40 +36,38 @@ INTENT = encode(
 READY = encode(BotReady()).encode()
 
 
-class _BenchConnection(ClientConnection):
-    playing = False
+class _BenchStream(ClientStream):
+    """Replies to ticks and the game start inside `data_received`; the server's handshake goes to `hello`."""
 
-    def process_event(self, event: Event) -> None:
-        if not self.playing or not isinstance(event, Frame) or event.opcode is not Opcode.TEXT:
-            super().process_event(event)
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.hello: asyncio.Future[bytes] = self.loop.create_future()
+
+    def on_message(self, data: bytes, text: bool) -> None:
+        if not self.hello.done():
+            self.hello.set_result(data)
             return
         # Only the message type matters here; the server writes `type` first.
-        head = bytes(event.data[:40])
+        head = data[:40]
         if head.startswith(b'{"type":"TickEventForBot"'):
-            reply = INTENT
+            self.send_text(INTENT)
         elif head.startswith(b'{"type":"GameStartedEventForBot"'):
-            reply = READY
-        else:
-            return
-        self.protocol.send_text(reply)
-        self.send_data()
+            self.send_text(READY)
 
 
 async def main() -> None:
     url = os.environ.get("SERVER_URL", "ws://localhost:7654")
-    async with connect(url, compression=None, max_size=None, create_connection=_BenchConnection) as ws:
-        hello = decode(await ws.recv())
-        assert isinstance(hello, ServerHandshake)
-        name = os.environ.get("BOT_NAME", "BenchBot")
-        version = os.environ.get("BOT_VERSION", "1.0")
-        secret = os.environ.get("SERVER_SECRET") or None
-        hs = BotHandshake(
-            session_id=hello.session_id, name=name, version=version, authors=["sacbot"], secret=secret
-        )
-        assert isinstance(ws, _BenchConnection)
-        ws.playing = True
-        await ws.send(encode(hs))
-        await ws.wait_closed()
+    ws = await _BenchStream.open(url, max_size=None, timeout=10.0)
+    hello = decode(await ws.hello)
+    assert isinstance(hello, ServerHandshake)
+    name = os.environ.get("BOT_NAME", "BenchBot")
+    version = os.environ.get("BOT_VERSION", "1.0")
+    secret = os.environ.get("SERVER_SECRET") or None
+    hs = BotHandshake(
+        session_id=hello.session_id, name=name, version=version, authors=["sacbot"], secret=secret
+    )
+    ws.send_text(encode(hs).encode())
+    await ws.closed
 
 
 class FixedPolicy:
