@@ -5,16 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from sacbot.agent import native_gru
+from sacbot.agent import accel
 
 T = TypeVar("T")
 
 
 def with_kernel(enabled: bool, fn: Callable[[], T]) -> T:
-    """fn() with the C kernel on or off; the loader keeps the loaded kernel in `value`, restored after."""
-    kernel = native_gru.kernel()
-    try:
-        native_gru.kernel.value = kernel if enabled else None
+    """fn() with the `native` part on or off, every other part as it is."""
+    chosen = set(accel.active()) | {"native"} if enabled else set(accel.active()) - {"native"}
+    with accel.using(chosen):
         return fn()
-    finally:
-        native_gru.kernel.value = kernel

@@ -6,8 +6,9 @@ import pytest
 import torch
 from agent_kernel_switch import with_kernel
 
+from sacbot.agent import accel
+from sacbot.agent.accel.min_q import min_q_from_gates
 from sacbot.agent.activations import activation_backward, activation_fn
-from sacbot.agent.min_q import min_q_from_gates
 from sacbot.agent.networks import NetworkSizes, TwinCritic
 
 
@@ -34,13 +35,16 @@ def test_min_q_equals_autograd_through_both_critics(activation: str, memoryless:
 
     def ours() -> tuple[torch.Tensor, torch.Tensor]:
         x = x0.clone().requires_grad_()
-        q = critic.min_q_from_gates(x, h_prev, gh)
+        q = accel.actor_q(critic, x, h_prev, gh)
         (q * weights).sum().backward()
         assert x.grad is not None
         return q.detach(), x.grad
 
     q, grad = with_kernel(native, ours)
     x = x0.clone().requires_grad_()
+    with accel.using(()):  # the seam's plain fallback: autograd through both critics
+        plain_q, stepped = accel.actor_q(critic, x, h_prev, gh), critic.step(x, h_prev, detach=True)
+        assert torch.equal(plain_q, stepped.min(0).values)
     both = critic.step(x, h_prev, detach=True)  # (2, T, B): autograd through both critics
     assert bool((both[0] < both[1]).any()) and bool((both[1] < both[0]).any())  # both branches are taken
     ref = both.min(0).values

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from sacbot.agent import accel
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.replay import Batch
 from sacbot.agent.trainer import SacTrainer, TrainerConfig, clipping_divisors, resolve_device
@@ -98,19 +99,25 @@ def test_gradient_clipping_bounds_the_step() -> None:
         assert torch.allclose(ours.detach(), ref.detach(), atol=1e-7, rtol=1e-5)
 
 
-def test_direct_adam_steps_equal_torch_optim_steps() -> None:
-    """The trainer's direct fused Adam call and torch.optim's step give the same learner, bit for bit."""
-    direct, through_optim = SacTrainer(config()), SacTrainer(config())
-    through_optim._direct_adam = False
-    assert direct._direct_adam
-    for trainer in (direct, through_optim):
-        fill(trainer, reward_scale=1e3)  # large gradients: the clip divisor is in play
-        for _ in range(3):
-            trainer.train_step()
-    ours, theirs = direct.state_arrays(), through_optim.state_arrays()
-    assert ours.keys() == theirs.keys()
-    for name in ours:
-        assert np.array_equal(ours[name], theirs[name]), name
+@pytest.mark.parametrize("dropped", [(), ("native",), ("min_q",)])
+def test_each_speed_up_gives_the_losses_and_gradients_of_plain_torch(dropped: tuple[str, ...]) -> None:
+    """One pass's losses and every gradient with the speed-ups on equal SACBOT_ACCEL=none's (plain torch),
+    and with a part dropped they equal both."""
+    fill(probe := SacTrainer(config()))
+    batch = probe.replay.sample(8, np.random.default_rng(3))
+    found = []
+    for chosen in (set(accel.PARTS) - set(dropped), ()):
+        trainer = SacTrainer(config())
+        with accel.using(chosen):
+            loss = trainer.losses(*trainer._tensors(batch))
+            (loss["critic_loss"] + loss["actor_loss"] + loss["alpha_loss"]).backward()
+        found.append(
+            [loss[k].detach() for k in ("critic_loss", "actor_loss", "alpha_loss", "q")]
+            + [p.grad for p in trainer._all_params if p.grad is not None]
+        )
+    assert len(found[0]) == len(found[1]) == 4 + len(trainer._all_params)
+    for a, r in zip(*found, strict=True):
+        assert torch.allclose(a, r, atol=1e-5, rtol=1e-4)
 
 
 def test_clipping_divisors_match_clip_grad_norm() -> None:

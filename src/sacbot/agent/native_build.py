@@ -1,9 +1,14 @@
-"""Compile a small C source on first use with the system C compiler and load it with ctypes.
+"""Compile a small C source with the system C compiler and load it with ctypes.
 
 The shared object is cached per source, compiler flags and machine under $XDG_CACHE_HOME/sacbot/native (or
-~/.cache); it is written to a temporary name and renamed, so concurrent first uses never load a partial file,
-and a damaged cache file is rebuilt once. Where no compiler is found, or it fails, `build_and_load` returns
-None and the caller keeps its numpy or torch path. `SACBOT_NATIVE=0` turns every kernel off.
+~/.cache). `pip install` builds the project's kernels there (`prebuild`, called by hatch_build.py), so a
+process finds them compiled and loads them (no compiler needed then); where the install had no compiler, the
+first use compiles (`build_and_load`). A build is written to a temporary name and renamed, so concurrent
+builds never load a partial file, and a damaged cache file is rebuilt once. Where no build exists and no
+compiler is found, or it fails, `build_and_load` returns None and the caller keeps its numpy or torch path.
+`SACBOT_NATIVE=0` turns every kernel off.
+
+Standard library only: the build hook loads this file by path, before sacbot is installed.
 """
 
 from __future__ import annotations
@@ -50,18 +55,39 @@ def _machine_key() -> str:
     return f"{platform.machine()}|{platform.system()}|{flags}"
 
 
-def build_and_load(name: str, source: str, symbols: Sequence[str]) -> ctypes.CDLL | None:
-    """The compiled `source` (cached as <name>_<digest>.so), or None where it cannot be built or lacks one
-    of `symbols`."""
-    compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
-    if compiler is None:
-        return None
-    key = "\0".join([source, *COMPILE_FLAGS, *LINK_FLAGS, compiler, _machine_key()])
+def find_compiler() -> str | None:
+    return shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+
+
+def library_path(name: str, source: str) -> Path:
+    """Where the build of `source` for this machine is cached (whichever compiler made it)."""
+    key = "\0".join([source, *COMPILE_FLAGS, *LINK_FLAGS, _machine_key()])
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return cache_dir() / f"{name}_{digest}.so"
+
+
+def prebuild(name: str, source: str) -> Path:
+    """Compile `source` into the cache unless it is there (the install-time build); its path. Raises
+    RuntimeError without a compiler, and the compiler's error when it fails."""
+    target = library_path(name, source)
+    if not target.exists():
+        compiler = find_compiler()
+        if compiler is None:
+            raise RuntimeError("no C compiler (cc, gcc or $CC) was found")
+        _compile(compiler, name, source, target)
+    return target
+
+
+def build_and_load(name: str, source: str, symbols: Sequence[str]) -> ctypes.CDLL | None:
+    """The compiled `source` (cached as <name>_<digest>.so; compiled now if it is not there), or None where
+    it cannot be built or lacks one of `symbols`."""
     try:
-        target = cache_dir() / f"{name}_{digest}.so"
+        target = library_path(name, source)
         for attempt in (1, 2):
             if not target.exists():
+                compiler = find_compiler()
+                if compiler is None:
+                    return None
                 _compile(compiler, name, source, target)
             try:
                 lib = ctypes.CDLL(str(target))
@@ -87,7 +113,11 @@ def _compile(compiler: str, name: str, source: str, target: Path) -> None:
             [compiler, *COMPILE_FLAGS, "-o", str(obj), str(src)],
             [compiler, *LINK_FLAGS, "-o", str(built), str(obj), "-lm"],
         ):
-            subprocess.run(argv, check=True, capture_output=True, timeout=120)
+            try:
+                subprocess.run(argv, check=True, capture_output=True, text=True, timeout=120)
+            except subprocess.CalledProcessError as exc:
+                tail = "\n".join((exc.stderr or "").splitlines()[-5:])
+                raise RuntimeError(f"{Path(argv[0]).name} failed on {name}.c: {tail}") from exc
         os.replace(built, target)
 
 

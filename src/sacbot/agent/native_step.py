@@ -5,7 +5,7 @@ is 2-3x its median; one call into a C loop does the same arithmetic (~100k multi
 weights) in about 11 us. Where no compiler is found (or it fails) `load_kernel` returns None and `FastActor`
 keeps the numpy path; both are tested against the torch actor.
 
-Building and caching: `sacbot.agent.native_build`.
+Building and caching: `sacbot.agent.native_build` (at install time, by hatch_build.py, else on first use).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import ctypes
 
 from sacbot.agent.native_build import BuiltOnce, build_and_load
 
+# The cached library's name; hatch_build.py reads it and C_SOURCE to build the kernel at install time.
+KERNEL_NAME = "actor_step"
 ACTIVATIONS = {"relu": 0, "tanh": 1, "elu": 2}
 
 C_SOURCE = r"""
@@ -92,7 +94,7 @@ class ActorStruct(ctypes.Structure):
 
 
 def _build_and_load() -> ctypes.CDLL | None:
-    lib = build_and_load("actor_step", C_SOURCE, ["actor_step"])
+    lib = build_and_load(KERNEL_NAME, C_SOURCE, ["actor_step"])
     if lib is not None:
         lib.actor_step.argtypes = [ctypes.c_void_p] * 6
         lib.actor_step.restype = None

@@ -5,9 +5,10 @@ Critics: concat(s, a) (21) -> Linear 128 + act -> GRU(128, 128) -> Linear 64 + a
 
 The two critics are one module with stacked (leading dimension 2) parameters, so one optimiser, one clip and
 one Polyak op cover both, and every pass runs both critics at once: batched matmuls and one grouped GRU
-(`sacbot.agent.gru`) with a hand-written backward. A single GRU step for many (s, a, h) triples at once
-(`step`) evaluates Q for actions other than the stored ones (the policy's, the next policy's) without another
-pass over the window. The trainer works time-major (T, B, ...); `forward`/`sequence` are batch-first wrappers.
+through the seam `sacbot.agent.accel` (its C loops or hand-written backward where they apply, else torch's
+GRU). A single GRU step for many (s, a, h) triples at once (`step`) evaluates Q for actions other than the
+stored ones (the policy's, the next policy's) without another pass over the window. The trainer works
+time-major (T, B, ...); `forward`/`sequence` are batch-first wrappers.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from sacbot.agent import accel
 from sacbot.agent.activations import activation_fn
-from sacbot.agent.gru import gru_sequence, gru_sequence_with_gates
-from sacbot.agent.min_q import min_q_from_gates
 from sacbot.agent.sizes import NetworkSizes
 
 __all__ = ["Actor", "NetworkSizes", "TwinCritic", "activation_fn", "squashed_sample"]
@@ -39,9 +39,9 @@ def _run_gru(
     if memoryless:
         g, t, b, i = x.shape
         zeros = h0.new_zeros(g, t * b, h0.shape[-1])
-        out, gh = gru_sequence_with_gates(x.reshape(g, 1, t * b, i), zeros, *weights)
+        out, gh = accel.gru_sequence_with_gates(x.reshape(g, 1, t * b, i), zeros, *weights)
         return out.reshape(g, t, b, -1), gh.reshape(g, t, b, -1)
-    return gru_sequence_with_gates(x, h0, *weights)
+    return accel.gru_sequence_with_gates(x, h0, *weights)
 
 
 def _run_gru_outputs(
@@ -50,7 +50,7 @@ def _run_gru_outputs(
     """`_run_gru`'s outputs only (nothing kept for a gate reuse)."""
     if memoryless:
         return _run_gru(x, h0, weights, memoryless)[0]
-    return gru_sequence(x, h0, *weights)
+    return accel.gru_sequence(x, h0, *weights)
 
 
 def _stack(modules: list[nn.GRU], name: str) -> Tensor:
@@ -186,7 +186,7 @@ class TwinCritic(nn.Module):
         self, x: Tensor, h0: Tensor, ws: tuple[Tensor, ...] | None = None
     ) -> tuple[Tensor, Tensor, Tensor]:
         """Time-major x (T, B, D), h0 (2, B, H) -> Q (2, T, B), GRU outputs (2, T, B, H) and the detached
-        hidden-side pre-activations W_hh h_{t-1} + b_hh (2, T, B, 3H) for `min_q_from_gates`."""
+        hidden-side pre-activations W_hh h_{t-1} + b_hh (2, T, B, 3H) for `accel.actor_q`."""
         w = ws if ws is not None else self.weights()
         out, gh = _run_gru(self._embed(x, w), h0, (w[2], w[3], w[4], w[5]), self.sizes.memoryless)
         return self._q(out, w), out, gh
@@ -210,16 +210,8 @@ class TwinCritic(nn.Module):
         h = h_prev.reshape(2, -1, h_prev.shape[-1])
         if self.sizes.memoryless:
             h = torch.zeros_like(h)
-        h_new = gru_sequence(e, h, w[2], w[3], w[4], w[5])  # (2, 1, N, H)
+        h_new = accel.gru_sequence(e, h, w[2], w[3], w[4], w[5])  # (2, 1, N, H)
         return self._q(h_new, w).reshape(2, *x.shape[:-1])
-
-    def min_q_from_gates(self, x: Tensor, h_prev: Tensor, gh: Tensor) -> Tensor:
-        """min(Q1, Q2) of `step(x, h_prev, detach=True)` given gh = W_hh h_prev + b_hh (2, ..., 3H) from
-        `sequence_tm`: the hidden-side matmul of the actor loss's critic step is the one the critics' pass
-        already did, and the backward runs only through each row's smaller critic (`sacbot.agent.min_q`)."""
-        return min_q_from_gates(
-            x, h_prev, gh, self.weights(detach=True), self.sizes.activation, self.sizes.memoryless
-        )
 
     def initial_hidden(self, batch: int) -> Tensor:
         return torch.zeros(2, batch, self.sizes.hidden, device=self.fc_in_weight.device)

@@ -1,21 +1,24 @@
 """The SAC-GRU trainer: losses, optimisation, target averaging, published actor snapshots, checkpoint arrays.
 
-One update pass on a batch of windows (L = burn_in + train_len transitions, L + 1 states):
-1. Actor: burn in over s_0..s_{b-1} from the stored hidden state (no grad), then one pass over s_b..s_L gives
-   pi(.|s_t) for the trained steps (actor loss) and, shifted by one, for their next states (targets).
-2. Critics (both at once): burn in over (s, a)_0..b-1 (no grad), then one pass over (s, a)_b..L-1 gives
-   Q(s_t, a_t).
-3. Target critics: one GRU step of the target weights from each critic's hidden state after step t, with
-   (s_{t+1}, a'_{t+1}), gives Q_targ at the next state under the policy's action. The history comes from the
-   online critics' pass (target_history="online", default; Polyak keeps the two close) or from a full pass of
-   the target critics over the window (target_history="target").
-4. Actor loss: one GRU step of the critics (weights detached) from their data hidden state h_{t-1} with
-   (s_t, a~pi); its hidden-side gates W_hh h_{t-1} + b_hh are the ones step 2 computed, so only the input
-   side is new, and its backward runs through each row's smaller critic only (`TwinCritic.min_q_from_gates`).
-   All losses use the critics as they were before this pass; one backward, then each optimiser steps after
-   its own gradient-norm clip; targets follow by Polyak averaging.
-The GRU's own per-step loop aside (`sacbot.agent.gru`), no Python loop over time; one host sync (the metrics)
-per pass.
+`_update` is SAC with twin critics and automatic temperature, as CleanRL writes it, over windows of
+L = burn_in + train_len transitions (L + 1 states), time-major:
+1. Burn-in: actor and critics over s_0..s_{b-1} from the stored actor state and zeros, no gradient.
+2. Policy: one actor pass over s_b..s_L gives a ~ pi(.|s_t) for the trained steps (actor loss) and, shifted by
+   one, for their next states (targets).
+3. Critic loss: one pass of both critics over (s, a)_b..L-1 gives Q(s_t, a_t); the target is
+   r + gamma (1 - d) (min_k Q_targ,k(s_{t+1}, a') - alpha log pi(a'|s_{t+1})), a' ~ pi, each Q_targ one GRU
+   step of the target weights from the critic's hidden state after step t. That history comes from the online
+   critics' pass (target_history="online", default; Polyak keeps the two close) or from a full pass of the
+   target critics over the window (target_history="target"). n_step > 1: n-step soft targets.
+4. Actor loss: alpha log pi(a|s_t) - min_k Q_k(s_t, a), a ~ pi, critic weights detached: one GRU step of the
+   critics from their data hidden state h_{t-1}.
+5. Temperature loss: -log alpha (log pi + target entropy).
+6. One backward of the three losses (all use the networks as they were before this pass), each optimiser's
+   gradient-norm clip and step, then the soft (Polyak) target update.
+The speed-ups sit behind the seam `sacbot.agent.accel`, called where one applies: the GRU passes (through the
+networks) and the actor loss's critic step (`accel.actor_q`, which reuses step 3's hidden-side gates);
+SACBOT_ACCEL=none runs each as plain torch. No Python loop over time
+outside the GRU; one host sync (the metrics) per pass.
 """
 
 from __future__ import annotations
@@ -30,8 +33,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from sacbot.agent.adam import fused_adam_step, supports_fused_step
-from sacbot.agent.heap import retain_freed_memory
+from sacbot.agent import accel
 from sacbot.agent.networks import Actor, NetworkSizes, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
 from sacbot.agent.teacher import distillation_loss
@@ -208,7 +210,7 @@ class SacTrainer:
     def __init__(self, config: TrainerConfig | None = None, replay: SequenceReplay | None = None) -> None:
         self.config = cfg = config or TrainerConfig()
         self.device = resolve_device(cfg.device)
-        retain_freed_memory()  # the pass's large temporaries reuse warm pages (see sacbot.agent.heap)
+        accel.prepare_process()  # process-wide settings of the speed-ups (the heap's)
         sz = cfg.sizes
         with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator untouched
             torch.manual_seed(cfg.seed)
@@ -218,7 +220,8 @@ class SacTrainer:
         self.target.load_state_dict(self.critic.state_dict())
         self.target.requires_grad_(False)
         self.log_alpha = torch.tensor(math.log(cfg.init_alpha), device=self.device, requires_grad=True)
-        # Fused Adam: one kernel per step instead of a handful per parameter.
+        # Fused Adam: one kernel per step instead of a handful per parameter (its state made up front, so
+        # every checkpoint array exists from the start).
         self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=cfg.actor_lr, fused=True)
         self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=cfg.critic_lr, fused=True)
         self.alpha_opt = torch.optim.Adam([self.log_alpha], lr=cfg.alpha_lr, fused=True)
@@ -245,9 +248,6 @@ class SacTrainer:
         self._target_params: list[Tensor] = list(self.target.parameters())
         self._actor_params: list[Tensor] = list(self.actor.parameters())
         self._all_params = [*self._critic_params, *self._actor_params, self.log_alpha]
-        self._direct_adam = all(
-            supports_fused_step(o) for o in (self.actor_opt, self.critic_opt, self.alpha_opt)
-        )
         self.snapshot: ActorSnapshot = ActorSnapshot(0, 0, self.actor_arrays())
 
     # -- data ---------------------------------------------------------------------------------------------
@@ -312,38 +312,45 @@ class SacTrainer:
         cfg = self.config
         b, L = cfg.burn_in, cfg.window
         alpha = self.log_alpha.detach().exp()
-        zeros = self.critic.initial_hidden(obs.shape[1])
-        x = torch.cat([obs[:L], act], -1)  # (L, B, S + A)
+        x = torch.cat([obs[:L], act], -1)  # the critics' inputs (s, a): (L, B, S + A)
         ws = self.critic.weights()
+
+        # 1. Burn-in, no gradient.
+        zeros = self.critic.initial_hidden(obs.shape[1])
         with torch.no_grad():
             h_actor = self.actor.last_hidden_tm(obs[:b], h0) if b else h0
             h_critic = self.critic.hidden_tm(x[:b], zeros, ws)[:, -1] if b else zeros  # (2, B, H)
-        mu, log_std, _ = self.actor.sequence_tm(obs[b:], h_actor)  # states b..L
+
+        # 2. Policy over states b..L: a ~ pi(.|s_t) and log pi, (T+1, B, A) and (T+1, B).
+        mu, log_std, _ = self.actor.sequence_tm(obs[b:], h_actor)
         noise = torch.randn(mu.shape, generator=self.generator, device=self.device)
-        a_pi, logp = squashed_sample(mu, log_std, noise)  # (T+1, B, A), (T+1, B)
-        q, h_seq, gh_seq = self.critic.sequence_tm(
-            x[b:], h_critic, ws
-        )  # (2, T, B), (2, T, B, H), (2, T, B, 3H)
+        a_pi, logp = squashed_sample(mu, log_std, noise)
+
+        # 3. Critic loss against the twin target critics' soft target.
+        q, h_seq, gh_seq = self.critic.sequence_tm(x[b:], h_critic, ws)  # (2, T, B), (2, T, B, H), gates
         with torch.no_grad():
             h_after = h_seq.detach()  # each critic's history through steps b..L-1
             if cfg.target_history == "target":
                 h_after = self.target.hidden_tm(x, zeros)[:, b:]
-            x_next = torch.cat([obs[b + 1 :], a_pi[1:]], -1)
-            q_next = self.target.step(x_next, h_after).min(0).values
+            q_next = self.target.step(torch.cat([obs[b + 1 :], a_pi[1:]], -1), h_after).min(0).values
+            v_next = q_next - alpha * logp[1:]
             if cfg.n_step == 1:
-                y = rew[b:] + cfg.gamma * (1.0 - done[b:]) * (q_next - alpha * logp[1:])
+                y = rew[b:] + cfg.gamma * (1.0 - done[b:]) * v_next
             else:
-                y = n_step_targets(rew[b:], done[b:], q_next - alpha * logp[1:], cfg.gamma, cfg.n_step)
+                y = n_step_targets(rew[b:], done[b:], v_next, cfg.gamma, cfg.n_step)
         per_critic = (q - y).pow(2).mean(dim=(1, 2))  # (2,): each critic's own loss
         critic_loss = per_critic.sum()
+
+        # 4. Actor loss: min(Q1, Q2) of one critic step from h_{t-1} with (s_t, a ~ pi), critics detached.
         h_prev = torch.cat([h_critic.unsqueeze(1), h_seq[:, :-1].detach()], 1)  # (2, T, B, H)
-        x_pi = torch.cat([obs[b:L], a_pi[:-1]], -1)
-        q_pi = self.critic.min_q_from_gates(x_pi, h_prev, gh_seq)
+        q_pi = accel.actor_q(self.critic, torch.cat([obs[b:L], a_pi[:-1]], -1), h_prev, gh_seq)
         logp_now = logp[:-1]
         actor_loss = (alpha * logp_now - q_pi).mean()
         kick = torch.zeros((), device=self.device)
         if cfg.kickstart_weight(self.updates) > 0.0:
             kick = distillation_loss(torch.tanh(mu[:-1]), obs[b:L], cfg.arena_width, cfg.arena_height)
+
+        # 5. Temperature loss.
         alpha_loss = -(self.log_alpha * (logp_now.detach() + cfg.entropy_target())).mean()
         return {
             "critic_loss": critic_loss,
@@ -359,31 +366,32 @@ class SacTrainer:
     def _update(self, batch: Batch) -> dict[str, float]:
         cfg = self.config
         loss = self.losses(*self._tensors(batch))
-        for p in self._all_params:
-            p.grad = None
-        actor_total = loss["actor_loss"]
         kick_weight = cfg.kickstart_weight(self.updates)
+        actor_total = loss["actor_loss"]
         if kick_weight > 0.0:
             actor_total = actor_total + kick_weight * loss["kickstart_loss"]
+
+        # 6. One backward; each optimiser clips its gradients' norm (the divisor goes to Adam as its
+        # grad_scale) and steps; then the soft target update.
+        for p in self._all_params:
+            p.grad = None
         (loss["critic_loss"] + actor_total + loss["alpha_loss"]).backward()
         (critic_norm, critic_div), (actor_norm, actor_div) = clipping_divisors(
             [self._critic_params, self._actor_params], cfg.grad_clip
         )
-        # Fused Adam divides each gradient by a `grad_scale`, so the clip costs no pass of its own over the
-        # gradients.
-        for opt, divisor in (
-            (self.critic_opt, critic_div),
-            (self.actor_opt, actor_div),
-            (self.alpha_opt, None),
-        ):
-            if self._direct_adam:
-                fused_adam_step(opt, divisor)
-            else:  # the same through torch.optim (the attribute AMP's GradScaler sets)
-                opt.grad_scale = divisor  # type: ignore[attr-defined]
-                opt.step()
+        steps = ((self.critic_opt, critic_div), (self.actor_opt, actor_div), (self.alpha_opt, None))
+        for opt, divisor in steps:
+            opt.grad_scale = divisor  # type: ignore[attr-defined]  # fused Adam divides the gradients by it
+            opt.step()
         with torch.no_grad():
             torch._foreach_lerp_(self._target_params, self._critic_params, cfg.tau)
         self.updates += 1
+        return self._metrics(loss, critic_norm, actor_norm, kick_weight)
+
+    def _metrics(
+        self, loss: dict[str, Tensor], critic_norm: Tensor, actor_norm: Tensor, kick_weight: float
+    ) -> dict[str, float]:
+        """The pass's figures (its one host sync); the new actor is published first."""
         values = torch.stack(
             [
                 loss["critic_loss"].detach(),
@@ -404,7 +412,7 @@ class SacTrainer:
         metrics: dict[str, float] = dict(
             zip(keys + ("actor_grad_norm", "kickstart_loss", "qf1_loss", "qf2_loss"), values, strict=True)
         )
-        if cfg.kickstart > 0.0:
+        if self.config.kickstart > 0.0:
             metrics["kickstart_weight"] = kick_weight
         metrics["updates"] = float(self.updates)
         metrics["replay_size"] = float(len(self.replay))

@@ -1,4 +1,5 @@
-"""The actor loss's critic value min(Q1, Q2) at one GRU step, with a backward through the smaller critic only.
+"""The actor loss's critic value min(Q1, Q2) at one GRU step, with a backward through the smaller critic only
+(the `min_q` speed-up; plain: autograd through both critics' `TwinCritic.step`, `sacbot.agent.accel.plain`).
 
 The actor loss needs min_k Q_k(s_t, a~pi, h_{t-1}) for every trained step: one GRU step of each (detached)
 critic whose hidden-side gates gh = W_hh h_{t-1} + b_hh the critics' pass over the window already computed.
@@ -17,17 +18,17 @@ import torch
 from torch import Tensor
 from torch.autograd.function import once_differentiable
 
-from sacbot.agent import native_gru
+from sacbot.agent.accel import native_gru
 from sacbot.agent.activations import activation_backward, activation_fn
 
 __all__ = ["min_q_from_gates"]
 
 
 def _native_cell(t: Tensor) -> Any | None:
-    """The C kernel for float32 CPU arrays of a hidden size its scratch rows hold, else None."""
-    if t.dtype != torch.float32 or t.device.type != "cpu" or t.shape[-1] > native_gru.MAX_HIDDEN:
+    """The C kernel (`native` on) for float32 CPU arrays of a hidden size its scratch rows hold, else None."""
+    if t.shape[-1] > native_gru.MAX_HIDDEN:
         return None
-    k = native_gru.kernel()
+    k = native_gru.kernel_for(t)
     return None if k is None else k[0]
 
 
