@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 import torch
-from agent_kernel_switch import with_kernel
 
 from sacbot.agent import accel
 from sacbot.agent.accel import native_gru
@@ -72,7 +73,7 @@ def test_the_c_loops_are_loaded_where_a_compiler_exists() -> None:
 
 
 @pytest.mark.parametrize(("t_len", "zero_state"), [(1, False), (6, False), (6, True)])
-def test_c_loops_equal_the_torch_loops(t_len: int, zero_state: bool) -> None:
+def test_c_loops_equal_the_torch_loops(t_len: int, zero_state: bool, with_kernel: Callable[..., Any]) -> None:
     """Outputs, gates and every gradient, in float32 (the kernel's type), with and without h0's gradient;
     zero_state starts one group from zeros (the C loop skips that product)."""
     gen = torch.Generator().manual_seed(3)
@@ -102,7 +103,9 @@ def test_c_loops_equal_the_torch_loops(t_len: int, zero_state: bool) -> None:
 
 
 @pytest.mark.parametrize("zero_tail", [1, 3, 6])
-def test_steps_without_output_gradient_are_skipped_exactly(zero_tail: int) -> None:
+def test_steps_without_output_gradient_are_skipped_exactly(
+    zero_tail: int, with_kernel: Callable[..., Any]
+) -> None:
     """The C backward skips trailing steps whose outputs get no gradient (the actor's last state): every
     gradient still equals the torch loops', including all of them zero when no step has a gradient."""
     gen = torch.Generator().manual_seed(6)
@@ -123,7 +126,7 @@ def test_steps_without_output_gradient_are_skipped_exactly(zero_tail: int) -> No
         assert torch.allclose(a, r, atol=2e-5, rtol=1e-4)
 
 
-def test_c_loops_equal_torch_gru_and_train_the_critics() -> None:
+def test_c_loops_equal_torch_gru_and_train_the_critics(with_kernel: Callable[..., Any]) -> None:
     """The kernel inside a critic pass: the same Q values and parameter gradients as the torch loops."""
     torch.manual_seed(2)
     critic = TwinCritic(NetworkSizes(embed=32, hidden=32, head=16))

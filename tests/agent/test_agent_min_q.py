@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 import torch
-from agent_kernel_switch import with_kernel
 
 from sacbot.agent import accel
 from sacbot.agent.accel.min_q import min_q_from_gates
@@ -27,7 +29,9 @@ def _critic_and_history(
 @pytest.mark.parametrize("activation", ["relu", "tanh", "elu"])
 @pytest.mark.parametrize("memoryless", [False, True])
 @pytest.mark.parametrize("native", [True, False])
-def test_min_q_equals_autograd_through_both_critics(activation: str, memoryless: bool, native: bool) -> None:
+def test_min_q_equals_autograd_through_both_critics(
+    activation: str, memoryless: bool, native: bool, with_kernel: Callable[..., Any]
+) -> None:
     sizes = NetworkSizes(embed=16, hidden=16, head=8, activation=activation, memoryless=memoryless)
     critic, h_prev, gh = _critic_and_history(sizes, torch.float32)
     x0 = torch.randn(7, 5, 21)

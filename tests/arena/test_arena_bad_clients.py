@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, cast
 
 import pytest
-from arena_helpers import wait_for
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -27,7 +26,7 @@ Arena = tuple[EmbeddedArena, list[subprocess.Popen[bytes]]]
 
 
 @pytest.fixture(scope="module")
-def arena() -> Iterator[EmbeddedArena]:
+def arena(wait_for: Callable[[Callable[[], object], float, str], None]) -> Iterator[EmbeddedArena]:
     with EmbeddedArena(tps=300, bot_secrets={"bs"}) as arena:
         procs = [
             subprocess.Popen(

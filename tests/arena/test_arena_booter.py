@@ -8,10 +8,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from arena_helpers import make_bot_dir, pid_alive, wait_for
 
 from sacbot.arena.booter import Booter, launch_command, read_bot_dir
 from sacbot.errors import UserError
@@ -41,7 +41,12 @@ def has_text(path: Path) -> bool:
         return False
 
 
-def test_boot_passes_the_official_environment_and_stop_leaves_no_orphans(tmp_path: Path) -> None:
+def test_boot_passes_the_official_environment_and_stop_leaves_no_orphans(
+    tmp_path: Path,
+    make_bot_dir: Callable[..., Path],
+    wait_for: Callable[[Callable[[], object], float, str], None],
+    pid_alive: Callable[[int], bool],
+) -> None:
     d = make_bot_dir(
         tmp_path,
         "Spy",
@@ -67,7 +72,7 @@ def test_boot_passes_the_official_environment_and_stop_leaves_no_orphans(tmp_pat
     assert env["BOT_PLATFORM"] == "Python" and env["SACBOT_PYTHON"]
 
 
-def test_launcher_order_and_defaults(tmp_path: Path) -> None:
+def test_launcher_order_and_defaults(tmp_path: Path, make_bot_dir: Callable[..., Path]) -> None:
     both = make_bot_dir(tmp_path, "Both", sh="exit 0\n", py="print()\n")
     assert launch_command(read_bot_dir(both))[0] == "bash"
     py_only = make_bot_dir(tmp_path, "PyOnly", py="print()\n")
@@ -88,7 +93,12 @@ def test_launcher_order_and_defaults(tmp_path: Path) -> None:
         read_bot_dir(tmp_path / "Broken")
 
 
-def test_ctrl_c_on_a_booting_program_stops_every_bot(tmp_path: Path) -> None:
+def test_ctrl_c_on_a_booting_program_stops_every_bot(
+    tmp_path: Path,
+    make_bot_dir: Callable[..., Path],
+    wait_for: Callable[[Callable[[], object], float, str], None],
+    pid_alive: Callable[[int], bool],
+) -> None:
     d = make_bot_dir(tmp_path, "Sleeper", sh="sleep 300 &\necho $! > child.pid\nwait\n")
     script = tmp_path / "boot.py"
     script.write_text(
@@ -115,7 +125,12 @@ def test_ctrl_c_on_a_booting_program_stops_every_bot(tmp_path: Path) -> None:
             proc.wait()
 
 
-def test_team_directory_boots_each_member_with_team_variables(tmp_path: Path) -> None:
+def test_team_directory_boots_each_member_with_team_variables(
+    tmp_path: Path,
+    make_bot_dir: Callable[..., Path],
+    wait_for: Callable[[Callable[[], object], float, str], None],
+    pid_alive: Callable[[int], bool],
+) -> None:
     spy = '#!/bin/bash\necho "$TEAM_ID $TEAM_NAME $TEAM_VERSION $BOT_NAME" > team.txt\nsleep 300\n'
     for name in ("M1", "M2"):
         make_bot_dir(tmp_path, name, sh=spy)

@@ -8,16 +8,18 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from arena_helpers import AIM_BOT, BENCH_BOT_SH, make_bot_dir
 
 from sacbot.arena.controller import Controller
 from sacbot.arena.server import EmbeddedArena
 from sacbot.engine import game_setup_for
 from sacbot.errors import UserError
 from sacbot.protocol import Message, TickEventForObserver
+
+from .arena_support import AIM_BOT, BENCH_BOT_SH
 
 SACBOT = [sys.executable, "-m", "sacbot"]
 
@@ -26,7 +28,7 @@ def _run(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*SACBOT, *args], capture_output=True, text=True, timeout=timeout)
 
 
-def test_arena_run_plays_and_prints_json_results(tmp_path: Path) -> None:
+def test_arena_run_plays_and_prints_json_results(tmp_path: Path, make_bot_dir: Callable[..., Path]) -> None:
     dirs = [make_bot_dir(tmp_path, "Amber", sh=BENCH_BOT_SH), make_bot_dir(tmp_path, "Basil", py=AIM_BOT)]
     out = _run("arena", "run", *map(str, dirs), "--rounds", "2", "--game-type", "1v1", "--json")
     assert out.returncode == 0, out.stderr
@@ -54,14 +56,16 @@ def test_arena_run_plays_and_prints_json_results(tmp_path: Path) -> None:
     assert sum(r["firstPlaces"] for r in results) >= 2 and data["numberOfRounds"] == 2
 
 
-def test_arena_run_table(tmp_path: Path) -> None:
+def test_arena_run_table(tmp_path: Path, make_bot_dir: Callable[..., Path]) -> None:
     dirs = [make_bot_dir(tmp_path, name, py=AIM_BOT) for name in ("Cedar", "Dill")]
     out = _run("arena", "run", *map(str, dirs), "--rounds", "1")
     assert out.returncode == 0, out.stderr
     assert "Cedar" in out.stdout and "Dill" in out.stdout and "Total" in out.stdout
 
 
-def test_a_bot_that_never_connects_ends_with_a_clear_error(tmp_path: Path) -> None:
+def test_a_bot_that_never_connects_ends_with_a_clear_error(
+    tmp_path: Path, make_bot_dir: Callable[..., Path]
+) -> None:
     good = make_bot_dir(tmp_path, "Elm", sh=BENCH_BOT_SH)
     silent = make_bot_dir(tmp_path, "Mute", sh="#!/bin/bash\nsleep 300\n")
     out = _run("arena", "run", str(good), str(silent), "--connect-timeout", "3")
@@ -71,7 +75,7 @@ def test_a_bot_that_never_connects_ends_with_a_clear_error(tmp_path: Path) -> No
     assert len(out.stderr.strip().splitlines()) == 1
 
 
-def test_a_bot_that_exits_at_once_is_reported(tmp_path: Path) -> None:
+def test_a_bot_that_exits_at_once_is_reported(tmp_path: Path, make_bot_dir: Callable[..., Path]) -> None:
     good = make_bot_dir(tmp_path, "Fig", sh=BENCH_BOT_SH)
     dead = make_bot_dir(tmp_path, "Dead", sh="#!/bin/bash\necho 'no such module' >&2\nexit 3\n")
     out = _run(

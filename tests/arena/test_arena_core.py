@@ -9,11 +9,11 @@ import sys
 from collections import defaultdict
 from typing import Any
 
-from arena_schemas import validate
-
 from sacbot.arena.core import ArenaConfig, ArenaCore
 from sacbot.engine import game_setup_for
 from sacbot.protocol import BotAddress, StartGame, encode
+
+from .arena_support import validate
 
 
 class Rec:

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from arena_helpers import OFFICIAL_BOT, make_bot_dir, wait_for
-from arena_schemas import validate
 
 from sacbot.arena.booter import Booter
 from sacbot.arena.controller import Controller, GameResult
@@ -18,10 +16,16 @@ from sacbot.arena.server import EmbeddedArena
 from sacbot.engine import game_setup_for
 from sacbot.protocol import GameEndedEventForObserver, TickEventForObserver
 
+from .arena_support import OFFICIAL_BOT, validate
+
 ROUNDS = 2
 
 
-def test_official_python_bots_play_a_multi_round_game(tmp_path: Path) -> None:
+def test_official_python_bots_play_a_multi_round_game(
+    tmp_path: Path,
+    make_bot_dir: Callable[..., Path],
+    wait_for: Callable[[Callable[[], object], float, str], None],
+) -> None:
     dirs = [make_bot_dir(tmp_path, name, py=OFFICIAL_BOT) for name in ("PyAlpha", "PyBravo")]
     sent: list[str] = []
     # A long turn timeout: turns still run as soon as both bots answer, but a loaded test machine cannot

@@ -16,10 +16,10 @@ from sacbot.campaign.runner import ArenaBackend
 from sacbot.checkpoint import CheckpointMeta, save_checkpoint
 from sacbot.errors import UserError
 from sacbot.rundir import RunPaths
+from sacbot.viewer.reader import read_recording
 from sacbot.viewer.recording import (
     SelectedGames,
     prune_recordings,
-    read_recording,
     recordings_in,
 )
 

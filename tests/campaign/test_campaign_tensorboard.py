@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_campaign_loop import ScriptedBackend
 
 from sacbot import jsonl
 from sacbot.campaign.config import Campaign, load_campaign, parse_campaign
@@ -20,6 +19,8 @@ from sacbot.checkpoint import CheckpointMeta, save_checkpoint
 from sacbot.errors import UserError
 from sacbot.rundir import RunPaths
 from sacbot.tensorboard import read_scalars
+
+from .campaign_support import ScriptedBackend
 
 BASE: dict[str, Any] = {
     "name": "tb",

@@ -6,14 +6,16 @@ import io
 import json
 import pickle
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from ckpt_helpers import make_arrays, make_meta, specs_of
 
 from sacbot.checkpoint import (
     CheckpointError,
+    CheckpointMeta,
     atomic_write_json,
     atomic_write_text,
     load_checkpoint,
@@ -23,7 +25,12 @@ from sacbot.checkpoint import (
 from sacbot.errors import UserError
 
 
-def test_round_trip_keeps_every_array_bit_identical_and_the_meta(tmp_path: Path) -> None:
+def test_round_trip_keeps_every_array_bit_identical_and_the_meta(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+    specs_of: Callable[..., dict[str, Any]],
+) -> None:
     arrays = make_arrays(seed=3)
     meta = make_meta(score=1.5, score_kind="eval_return", opponent="SpinBot", extra={"seed": 3})
     stored = save_checkpoint(tmp_path / "a.zip", arrays, meta)
@@ -39,7 +46,11 @@ def test_round_trip_keeps_every_array_bit_identical_and_the_meta(tmp_path: Path)
     assert read_meta(tmp_path / "a.zip") == stored
 
 
-def test_meta_json_carries_the_format_marker_and_version(tmp_path: Path) -> None:
+def test_meta_json_carries_the_format_marker_and_version(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+) -> None:
     save_checkpoint(tmp_path / "a.zip", make_arrays(), make_meta())
     with zipfile.ZipFile(tmp_path / "a.zip") as archive:
         meta = json.loads(archive.read("meta.json"))
@@ -48,7 +59,9 @@ def test_meta_json_carries_the_format_marker_and_version(tmp_path: Path) -> None
         assert "actor.fc.weight.npy" in archive.namelist()
 
 
-def test_older_layout_without_meta_loads_with_meta_none(tmp_path: Path) -> None:
+def test_older_layout_without_meta_loads_with_meta_none(
+    tmp_path: Path, make_arrays: Callable[..., dict[str, np.ndarray]], specs_of: Callable[..., dict[str, Any]]
+) -> None:
     arrays = make_arrays()
     save_checkpoint(tmp_path / "old.zip", arrays, None)
     loaded, meta = load_checkpoint(tmp_path / "old.zip", specs_of(arrays))
@@ -56,7 +69,12 @@ def test_older_layout_without_meta_loads_with_meta_none(tmp_path: Path) -> None:
     assert np.array_equal(loaded["log_alpha"], arrays["log_alpha"])
 
 
-def test_subset_loads_only_the_named_arrays(tmp_path: Path) -> None:
+def test_subset_loads_only_the_named_arrays(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+    specs_of: Callable[..., dict[str, Any]],
+) -> None:
     arrays = make_arrays()
     save_checkpoint(tmp_path / "a.zip", arrays, make_meta())
     actor_specs = {k: v for k, v in specs_of(arrays).items() if k.startswith("actor.")}
@@ -66,7 +84,12 @@ def test_subset_loads_only_the_named_arrays(tmp_path: Path) -> None:
         load_checkpoint(tmp_path / "a.zip", actor_specs)
 
 
-def test_wrong_shape_dtype_missing_and_extra_arrays_are_all_named(tmp_path: Path) -> None:
+def test_wrong_shape_dtype_missing_and_extra_arrays_are_all_named(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+    specs_of: Callable[..., dict[str, Any]],
+) -> None:
     arrays = make_arrays()
     specs = specs_of(arrays)
     bad = dict(arrays)
@@ -86,7 +109,12 @@ def test_wrong_shape_dtype_missing_and_extra_arrays_are_all_named(tmp_path: Path
 
 
 @pytest.mark.parametrize("keep", [0, 10, 100, 1000, -22, -1])
-def test_truncated_archive_is_refused(tmp_path: Path, keep: int) -> None:
+def test_truncated_archive_is_refused(
+    tmp_path: Path,
+    keep: int,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+) -> None:
     save_checkpoint(tmp_path / "a.zip", make_arrays(), make_meta())
     data = (tmp_path / "a.zip").read_bytes()
     (tmp_path / "t.zip").write_bytes(data[:keep])
@@ -94,7 +122,11 @@ def test_truncated_archive_is_refused(tmp_path: Path, keep: int) -> None:
         load_checkpoint(tmp_path / "t.zip")
 
 
-def test_flipped_bytes_in_an_array_fail_the_checksum(tmp_path: Path) -> None:
+def test_flipped_bytes_in_an_array_fail_the_checksum(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+) -> None:
     save_checkpoint(tmp_path / "a.zip", make_arrays(), make_meta())
     data = bytearray((tmp_path / "a.zip").read_bytes())
     at = data.index(b"\x93NUMPY") + 130  # past the 128-byte .npy header: inside the payload
@@ -156,7 +188,11 @@ def test_missing_file_and_folder_are_refused(tmp_path: Path) -> None:
         load_checkpoint(tmp_path)
 
 
-def test_save_refuses_object_arrays_and_bad_names_without_touching_the_target(tmp_path: Path) -> None:
+def test_save_refuses_object_arrays_and_bad_names_without_touching_the_target(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+) -> None:
     target = tmp_path / "a.zip"
     save_checkpoint(target, make_arrays(), make_meta())
     before = target.read_bytes()

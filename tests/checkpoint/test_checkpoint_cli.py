@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from ckpt_helpers import make_arrays, make_meta
 
-from sacbot.checkpoint import best_path, load_checkpoint, read_meta, save_checkpoint
+from sacbot.checkpoint import CheckpointMeta, best_path, load_checkpoint, read_meta, save_checkpoint
 
 
 def sacbot(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -32,7 +32,11 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, *
         assert word in lines[0], (word, lines[0])
 
 
-def test_promote_is_gated_and_says_why(tmp_path: Path) -> None:
+def test_promote_is_gated_and_says_why(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+) -> None:
     weights = tmp_path / "weights"
     save_checkpoint(
         tmp_path / "good.zip", make_arrays(seed=1), make_meta(score=3.0, score_kind="eval_return")
@@ -73,7 +77,11 @@ def test_promote_is_gated_and_says_why(tmp_path: Path) -> None:
     assert table.returncode == 0 and "best" in table.stdout and "eval_r" in table.stdout
 
 
-def test_verify_export_and_bad_input(tmp_path: Path) -> None:
+def test_verify_export_and_bad_input(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+) -> None:
     # Stand-in arrays name no real network sizes, so verify checks their structure only.
     good = make_meta(network_sizes={}, score=1.0, score_kind="k")
     save_checkpoint(tmp_path / "good.zip", make_arrays(), good)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from ckpt_helpers import make_arrays, make_meta, specs_of
 
 from sacbot.checkpoint import (
     CheckpointMeta,
@@ -83,7 +84,12 @@ def test_opponent_names_cannot_escape_or_collide(tmp_path: Path, name: str) -> N
         opponent_best_path(tmp_path, name)
 
 
-def test_load_for_game_prefers_the_opponent_slot_then_best_then_fresh(tmp_path: Path) -> None:
+def test_load_for_game_prefers_the_opponent_slot_then_best_then_fresh(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+    specs_of: Callable[..., dict[str, Any]],
+) -> None:
     specs = specs_of(make_arrays())
     warnings: list[str] = []
     assert load_for_game(tmp_path, "SpinBot", specs, warn=warnings.append) is None  # fresh init
@@ -104,7 +110,11 @@ def test_load_for_game_prefers_the_opponent_slot_then_best_then_fresh(tmp_path: 
     assert [name for name, _ in list_slots(tmp_path)] == ["best", "opponents/SpinBot"]
 
 
-def test_offer_best_stores_only_strict_improvements_and_the_score_survives(tmp_path: Path) -> None:
+def test_offer_best_stores_only_strict_improvements_and_the_score_survives(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+) -> None:
     lines: list[str] = []
     slot = best_path(tmp_path)
     assert promote(slot, make_arrays(seed=1), make_meta(), 1.0, "eval_return", warn=lines.append).promoted
@@ -125,7 +135,11 @@ def test_offer_best_stores_only_strict_improvements_and_the_score_survives(tmp_p
     assert final is not None and (final.score, final.score_kind) == (-3.0, "win_rate")
 
 
-def test_force_overrides_the_gate_with_a_warning(tmp_path: Path) -> None:
+def test_force_overrides_the_gate_with_a_warning(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+) -> None:
     lines: list[str] = []
     slot = best_path(tmp_path)
     promote(slot, make_arrays(), make_meta(), 5.0, "eval_return", warn=lines.append)
@@ -137,7 +151,11 @@ def test_force_overrides_the_gate_with_a_warning(tmp_path: Path) -> None:
     assert read_meta(slot).score == 1.0  # type: ignore[union-attr]
 
 
-def test_an_older_layout_best_is_replaced_and_an_unreadable_one_is_kept_aside(tmp_path: Path) -> None:
+def test_an_older_layout_best_is_replaced_and_an_unreadable_one_is_kept_aside(
+    tmp_path: Path,
+    make_arrays: Callable[..., dict[str, np.ndarray]],
+    make_meta: Callable[..., CheckpointMeta],
+) -> None:
     slot = best_path(tmp_path)
     save_checkpoint(slot, make_arrays(), None)
     assert offer_best(slot, make_arrays(seed=1), make_meta(), -100.0, "eval_return")

@@ -8,11 +8,12 @@ import json
 from typing import Any
 
 import pytest
-from test_client_transport import SECRET, RecordingPolicy, _handshake, _recv, _run, _setup, _tick
 from websockets.asyncio.server import ServerConnection
 
 from sacbot.errors import UserError
 from sacbot.protocol import BotIntent, GameStartedEventForBot, RoundStartedEvent, TickEventForBot, encode
+
+from .client_support import SECRET, RecordingPolicy, _handshake, _recv, _run, _setup, _tick
 
 
 async def _into_round(ws: ServerConnection, seen: dict[str, Any]) -> None:

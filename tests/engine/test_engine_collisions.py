@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pytest
-from engine_testkit import kinds, scene
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sacbot.engine import Intent
+from sacbot.engine import Game, Intent
 from sacbot.engine.bullets import advance
 from sacbot.protocol import BotHitBotEvent, BulletHitBotEvent, BulletHitBulletEvent, BulletHitWallEvent
 
 
-def test_wall_hit_at_speed_eight_costs_three_and_only_on_first_contact() -> None:
+def test_wall_hit_at_speed_eight_costs_three_and_only_on_first_contact(
+    scene: Callable[..., Game], kinds: Callable[[Game, int], list[str]]
+) -> None:
     game = scene((778.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     bot = game.bot(1)
     bot.speed = 8.0
@@ -29,7 +31,7 @@ def test_wall_hit_at_speed_eight_costs_three_and_only_on_first_contact() -> None
     assert bot.energy == 97.0 and "BotHitWallEvent" in kinds(game, 1)
 
 
-def test_wall_slide_keeps_the_direction_of_travel() -> None:
+def test_wall_slide_keeps_the_direction_of_travel(scene: Callable[..., Game]) -> None:
     game = scene((778.0, 300.0, 45.0), (100.0, 100.0, 0.0))
     bot = game.bot(1)
     bot.speed = 8.0
@@ -39,7 +41,7 @@ def test_wall_slide_keeps_the_direction_of_travel() -> None:
     assert bot.y == pytest.approx(304.0)
 
 
-def test_ram_costs_both_and_scores_one_point_two_per_turn() -> None:
+def test_ram_costs_both_and_scores_one_point_two_per_turn(scene: Callable[..., Game]) -> None:
     game = scene((300.0, 300.0, 0.0), (333.0, 300.0, 180.0))
     rammer, victim = game.bot(1), game.bot(2)
     rammer.speed = 8.0
@@ -60,7 +62,7 @@ def test_ram_costs_both_and_scores_one_point_two_per_turn() -> None:
     assert victim.energy == pytest.approx(98.8)
 
 
-def test_backing_into_a_bot_is_ramming_too() -> None:
+def test_backing_into_a_bot_is_ramming_too(scene: Callable[..., Game]) -> None:
     game = scene((300.0, 300.0, 0.0), (268.0, 300.0, 0.0))
     game.bot(1).speed = -1.0
     game.turn({1: Intent(target_speed=-1.0)})
@@ -68,7 +70,7 @@ def test_backing_into_a_bot_is_ramming_too() -> None:
     assert hit.rammed is True
 
 
-def test_power_three_bullet_flies_at_11_does_16_and_gives_its_shooter_9() -> None:
+def test_power_three_bullet_flies_at_11_does_16_and_gives_its_shooter_9(scene: Callable[..., Game]) -> None:
     game = scene((200.0, 300.0, 0.0), (300.0, 300.0, 180.0))
     shooter, victim = game.bot(1), game.bot(2)
     shooter.gun_heat = 0.0
@@ -91,7 +93,7 @@ def test_power_three_bullet_flies_at_11_does_16_and_gives_its_shooter_9() -> Non
     assert game.round_scores()[1].bullet_damage == 16.0
 
 
-def test_bullet_hits_the_wall_at_the_edge() -> None:
+def test_bullet_hits_the_wall_at_the_edge(scene: Callable[..., Game]) -> None:
     game = scene((760.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     game.bot(1).gun_heat = 0.0
     game.turn({1: Intent(firepower=3.0)})  # at 771
@@ -104,7 +106,7 @@ def test_bullet_hits_the_wall_at_the_edge() -> None:
     assert game.bullets == []
 
 
-def test_bullets_that_cross_destroy_each_other() -> None:
+def test_bullets_that_cross_destroy_each_other(scene: Callable[..., Game]) -> None:
     game = scene((200.0, 300.0, 0.0), (400.0, 300.0, 180.0), (300.0, 100.0, 0.0))
     for bot_id in (1, 2):
         game.bot(bot_id).gun_heat = 0.0
@@ -121,7 +123,7 @@ def test_bullets_that_cross_destroy_each_other() -> None:
     assert game.bot(1).energy == 97.0 and game.bot(2).energy == 97.0  # nobody was hit
 
 
-def test_bullet_hits_a_teammate_too() -> None:
+def test_bullet_hits_a_teammate_too(scene: Callable[..., Game]) -> None:
     game = scene((200.0, 300.0, 0.0), (300.0, 300.0, 0.0), (600.0, 500.0, 0.0), teams=(1, 1, 2))
     game.bot(1).gun_heat = 0.0
     game.turn({1: Intent(firepower=1.0)})

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from engine_testkit import scene
 
 from sacbot.engine import PRESETS, Game, Intent, Participant, assign_bot_ids, game_setup_for
 from sacbot.engine.scripted import POLICIES
@@ -113,7 +114,7 @@ def test_rounds_and_game_end() -> None:
     assert results.results[0].id == 1 and results.results[0].first_places == 2
 
 
-def test_all_disabled_and_no_bullets_is_a_draw() -> None:
+def test_all_disabled_and_no_bullets_is_a_draw(scene: Callable[..., Game]) -> None:
     game = scene((200.0, 300.0, 0.0), (600.0, 300.0, 0.0))
     game.bot(1).energy = 0.0
     game.bot(2).energy = 0.0
@@ -122,7 +123,7 @@ def test_all_disabled_and_no_bullets_is_a_draw() -> None:
     assert game.winner_ids == [1, 2]  # equal (zero) totals share rank 1
 
 
-def test_inactivity_zaps_everyone_after_max_inactivity_turns() -> None:
+def test_inactivity_zaps_everyone_after_max_inactivity_turns(scene: Callable[..., Game]) -> None:
     game = scene((200.0, 300.0, 0.0), (600.0, 300.0, 0.0), max_inactivity_turns=5)
     # Turn 1 ran with counter 0 -> 1; turns 2..6 take it to 6; turn 7 sees 6 > 5.
     for _ in range(5):
@@ -151,7 +152,7 @@ def test_teams_end_the_round_when_one_team_is_left_and_report_team_rows() -> Non
     assert rows[0].survival == 200  # two members, 50 for each of two death turns
 
 
-def test_ticks_are_valid_wire_messages() -> None:
+def test_ticks_are_valid_wire_messages(scene: Callable[..., Game]) -> None:
     game = scene((200.0, 300.0, 0.0), (300.0, 300.0, 0.0))
     game.bot(1).gun_heat = 0.0
     game.turn({1: Intent(firepower=3.0, radar_turn_rate=10.0, body_color="#123456")})
@@ -166,7 +167,7 @@ def test_ticks_are_valid_wire_messages() -> None:
     assert game.tick_for_bot(2).bullet_states == []  # only its own bullets
 
 
-def test_observer_tick_shows_the_bot_that_died_this_turn() -> None:
+def test_observer_tick_shows_the_bot_that_died_this_turn(scene: Callable[..., Game]) -> None:
     game = scene((200.0, 300.0, 0.0), (600.0, 300.0, 0.0), (400.0, 500.0, 0.0))
     game.bot(3).energy = -0.1
     game.turn({})
@@ -177,7 +178,7 @@ def test_observer_tick_shows_the_bot_that_died_this_turn() -> None:
     assert [s.id for s in game.tick_for_observer().bot_states] == [1, 2]
 
 
-def test_team_messages_reach_teammates_or_the_named_receiver() -> None:
+def test_team_messages_reach_teammates_or_the_named_receiver(scene: Callable[..., Game]) -> None:
     from sacbot.protocol import BotIntent, TeamMessage, TeamMessageEvent
 
     game = scene((100.0, 100.0, 0.0), (300.0, 100.0, 0.0), (500.0, 400.0, 0.0), teams=(1, 1, None))

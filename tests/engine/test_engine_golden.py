@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from golden_engine import GAMES, GOLDEN, play
+from .engine_support import GAMES, GOLDEN, play
 
 
 def test_games_match_the_golden_summary() -> None:

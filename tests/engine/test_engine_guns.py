@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from engine_testkit import scene
 
 from sacbot.engine import Game, Intent, Participant, game_setup_for
 from sacbot.protocol import BulletFiredEvent, ScannedBotEvent
@@ -26,7 +27,7 @@ def test_gun_at_heat_three_first_fires_in_turn_31() -> None:
     assert heats[30] == pytest.approx(1.2)  # turn 31: fired, 1 + 1/5, and no cooling in the firing turn
 
 
-def test_next_shot_after_power_three_is_17_turns_later() -> None:
+def test_next_shot_after_power_three_is_17_turns_later(scene: Callable[..., Game]) -> None:
     game = scene((200.0, 300.0, 90.0), (600.0, 300.0, 90.0))
     game.bot(1).gun_heat = 0.0
     shots = []
@@ -38,7 +39,9 @@ def test_next_shot_after_power_three_is_17_turns_later() -> None:
     assert shots[:2] == [2, 19]
 
 
-def test_fires_only_with_energy_strictly_above_firepower_and_charges_the_request() -> None:
+def test_fires_only_with_energy_strictly_above_firepower_and_charges_the_request(
+    scene: Callable[..., Game],
+) -> None:
     game = scene((200.0, 300.0, 90.0), (600.0, 300.0, 90.0))
     bot = game.bot(1)
     bot.gun_heat = 0.0
@@ -54,14 +57,16 @@ def test_fires_only_with_energy_strictly_above_firepower_and_charges_the_request
     assert bot.gun_heat == 1.6
 
 
-def test_below_minimum_firepower_does_not_fire() -> None:
+def test_below_minimum_firepower_does_not_fire(scene: Callable[..., Game]) -> None:
     game = scene((200.0, 300.0, 90.0), (600.0, 300.0, 90.0))
     game.bot(1).gun_heat = 0.0
     game.turn({1: Intent(firepower=0.09)})
     assert game.bullets == []
 
 
-def test_bullet_leaves_from_the_pre_move_position_in_the_pre_turn_gun_direction() -> None:
+def test_bullet_leaves_from_the_pre_move_position_in_the_pre_turn_gun_direction(
+    scene: Callable[..., Game],
+) -> None:
     game = scene((400.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     bot = game.bot(1)
     bot.gun_heat = 0.0
@@ -77,7 +82,7 @@ def test_bullet_leaves_from_the_pre_move_position_in_the_pre_turn_gun_direction(
     assert game.bullets[0].x == 417.0
 
 
-def test_fire_assist_aims_at_last_turns_scan_when_gun_and_radar_agree() -> None:
+def test_fire_assist_aims_at_last_turns_scan_when_gun_and_radar_agree(scene: Callable[..., Game]) -> None:
     game = scene((400.0, 300.0, 0.0), (600.0, 335.0, 0.0))
     game.bot(1).gun_heat = 0.0
     # The gun turns 20 degrees and carries the radar with it: the sector [0, 20] finds bot 2 at 9.93 degrees.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine_testkit import scene
+from collections.abc import Callable
 
 from sacbot.engine import Game, Intent, game_setup_for, merge_intents
 from sacbot.protocol import BotIntent
@@ -22,7 +22,7 @@ def test_turn_one_has_no_intents() -> None:
     assert bot.speed == 1.0
 
 
-def test_omitted_fields_reset_on_a_new_intent() -> None:
+def test_omitted_fields_reset_on_a_new_intent(scene: Callable[..., Game]) -> None:
     game = scene((400.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     game.turn({1: BotIntent(target_speed=5.0, turn_rate=3.0, fire_assist=False, rescan=True)})
     game.turn({1: BotIntent(turn_rate=2.0)})  # target_speed omitted -> 0.0: the bot stops at once
@@ -33,7 +33,7 @@ def test_omitted_fields_reset_on_a_new_intent() -> None:
     assert game.bot(1).speed == 0.0
 
 
-def test_no_intent_repeats_the_last_one() -> None:
+def test_no_intent_repeats_the_last_one(scene: Callable[..., Game]) -> None:
     game = scene((400.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     game.turn({1: Intent(target_speed=8.0, turn_rate=1.0)})
     game.turn({})
@@ -43,7 +43,7 @@ def test_no_intent_repeats_the_last_one() -> None:
     assert bot.direction == 3.0
 
 
-def test_colors_are_sticky_and_a_blank_clears_them() -> None:
+def test_colors_are_sticky_and_a_blank_clears_them(scene: Callable[..., Game]) -> None:
     game = scene((400.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     game.turn({1: BotIntent(body_color="#FF0000", gun_color="#00FF00")})
     game.turn({1: BotIntent(gun_color="")})

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TypedDict
 
 import pytest
-from engine_testkit import scene
 
-from sacbot.engine import Intent
+from sacbot.engine import Game, Intent
 
 
 class AdjustFlags(TypedDict, total=False):
@@ -17,7 +17,7 @@ class AdjustFlags(TypedDict, total=False):
     adjust_radar_for_body_turn: bool
 
 
-def test_moves_along_the_old_heading_then_turns() -> None:
+def test_moves_along_the_old_heading_then_turns(scene: Callable[..., Game]) -> None:
     game = scene((400.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     bot = game.bot(1)
     bot.speed = 4.0
@@ -30,7 +30,7 @@ def test_moves_along_the_old_heading_then_turns() -> None:
     assert bot.y == pytest.approx(300.0 + 5 * math.sin(math.radians(6.0)))
 
 
-def test_turn_rates_are_clamped_by_speed_and_limits() -> None:
+def test_turn_rates_are_clamped_by_speed_and_limits(scene: Callable[..., Game]) -> None:
     game = scene((400.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     bot = game.bot(1)
     bot.speed = 8.0
@@ -67,7 +67,7 @@ def test_turn_rates_are_clamped_by_speed_and_limits() -> None:
         ),
     ],
 )
-def test_adjust_flags(flags: AdjustFlags, gun: float, radar: float) -> None:
+def test_adjust_flags(flags: AdjustFlags, gun: float, radar: float, scene: Callable[..., Game]) -> None:
     game = scene((400.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     game.turn({1: Intent(turn_rate=10.0, gun_turn_rate=5.0, radar_turn_rate=30.0, **flags)})
     bot = game.bot(1)
@@ -76,7 +76,7 @@ def test_adjust_flags(flags: AdjustFlags, gun: float, radar: float) -> None:
     assert bot.radar_direction == radar
 
 
-def test_disabled_bot_neither_moves_nor_fires_but_its_gun_cools() -> None:
+def test_disabled_bot_neither_moves_nor_fires_but_its_gun_cools(scene: Callable[..., Game]) -> None:
     game = scene((400.0, 300.0, 0.0), (100.0, 100.0, 0.0))
     bot = game.bot(1)
     bot.energy = 0.0

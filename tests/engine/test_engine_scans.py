@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-from engine_testkit import scene
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +19,7 @@ def _scanned(game: Game, bot_id: int) -> list[int]:
     return [e.scanned_bot_id for e in game.tick_for_bot(bot_id).events if isinstance(e, ScannedBotEvent)]
 
 
-def test_radar_sweep_finds_a_bot_in_its_arc_and_misses_one_behind() -> None:
+def test_radar_sweep_finds_a_bot_in_its_arc_and_misses_one_behind(scene: Callable[..., Game]) -> None:
     # Scanner at (400, 300), radar from 0 to 45 degrees. Bot 2 at 30 degrees, 300 away; bot 3 straight behind.
     inside = (400 + 300 * math.cos(math.radians(30)), 300 + 300 * math.sin(math.radians(30)), 0.0)
     game = scene((400.0, 300.0, 0.0), inside, (100.0, 300.0, 0.0))
@@ -30,7 +30,7 @@ def test_radar_sweep_finds_a_bot_in_its_arc_and_misses_one_behind() -> None:
     assert (event.scanned_by_bot_id, event.energy, event.x, event.y) == (1, 100.0, inside[0], inside[1])
 
 
-def test_negative_sweep_scans_clockwise_arc() -> None:
+def test_negative_sweep_scans_clockwise_arc(scene: Callable[..., Game]) -> None:
     below = (400 + 300 * math.cos(math.radians(-20)), 300 + 300 * math.sin(math.radians(-20)), 0.0)
     game = scene((400.0, 300.0, 0.0), below, (400.0, 500.0, 0.0))
     game.turn({1: Intent(radar_turn_rate=-45.0)})
@@ -38,7 +38,7 @@ def test_negative_sweep_scans_clockwise_arc() -> None:
     assert _scanned(game, 1) == [2]
 
 
-def test_still_bot_does_not_scan_unless_it_rescans_along_a_ray() -> None:
+def test_still_bot_does_not_scan_unless_it_rescans_along_a_ray(scene: Callable[..., Game]) -> None:
     game = scene((100.0, 300.0, 0.0), (700.0, 300.0, 0.0), (700.0, 350.0, 0.0))
     game.turn({1: Intent()})
     assert _scanned(game, 1) == []
@@ -47,7 +47,7 @@ def test_still_bot_does_not_scan_unless_it_rescans_along_a_ray() -> None:
     assert _scanned(game, 1) == [2]
 
 
-def test_scan_range_is_1200() -> None:
+def test_scan_range_is_1200(scene: Callable[..., Game]) -> None:
     # The ray runs from x=20 to x=1220; a bot is a circle of radius 18.
     game = scene((20.0, 300.0, 0.0), (1239.0, 300.0, 0.0), width=1300, height=600)
     game.turn({1: Intent(rescan=True)})
@@ -57,7 +57,7 @@ def test_scan_range_is_1200() -> None:
     assert _scanned(game, 1) == [2]  # its edge touches the end of the ray
 
 
-def test_droids_never_scan() -> None:
+def test_droids_never_scan(scene: Callable[..., Game]) -> None:
     game = scene((400.0, 300.0, 0.0), (600.0, 300.0, 0.0))
     game.bot(1).is_droid = True
     game.turn({1: Intent(rescan=True, radar_turn_rate=10.0)})
@@ -72,7 +72,7 @@ def test_droids_never_scan() -> None:
     sweep=st.floats(-75, 75).filter(lambda s: abs(s) > 1e-9),
 )
 def test_inline_sector_test_agrees_with_the_server_function(
-    tx: float, ty: float, radar: float, sweep: float
+    tx: float, ty: float, radar: float, sweep: float, scene: Callable[..., Game]
 ) -> None:
     game = scene((1200.0, 1200.0, 0.0), (tx, ty, 0.0), width=2400, height=2400)
     scanner, target = game.bot(1), game.bot(2)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from engine_testkit import kinds, scene
 
 from sacbot.engine import Game, Intent
 from sacbot.engine.scoring import RoundScoreTracker, round_half_up
 
 
-def _kill_bot3_by_bullet_then_bot2() -> Game:
+def _kill_bot3_by_bullet_then_bot2(scene: Callable[..., Game]) -> Game:
     game = scene((200.0, 300.0, 0.0), (600.0, 500.0, 0.0), (300.0, 300.0, 0.0))
     game.bot(1).gun_heat = 0.0
     game.bot(3).energy = 3.0
@@ -19,8 +20,10 @@ def _kill_bot3_by_bullet_then_bot2() -> Game:
     return game
 
 
-def test_bullet_kill_survival_and_last_survivor() -> None:
-    game = _kill_bot3_by_bullet_then_bot2()
+def test_bullet_kill_survival_and_last_survivor(
+    scene: Callable[..., Game], kinds: Callable[[Game, int], list[str]]
+) -> None:
+    game = _kill_bot3_by_bullet_then_bot2(scene)
     assert game.alive_ids == [1, 2]  # a power-1 bullet (4 damage) killed bot 3 with 3 energy left
     assert game.bot(1).energy == 102.0  # 100 - 1 + 3*1
     assert sorted(game.tick_bot_ids()) == [1, 2, 3]  # bot 3 gets one last tick with its death

@@ -7,7 +7,6 @@ import math
 from typing import Any
 
 import pytest
-import tr_schemas as ts
 from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import ValidationError
@@ -27,6 +26,8 @@ from sacbot.protocol import (
     from_dict_as,
     to_dict,
 )
+
+from . import protocol_support as ts
 
 OBJECT_SCHEMAS = [
     n for n in sorted(ts.RAW) if n not in ("color.schema.yaml", "message.schema.yaml", "event.schema.yaml")

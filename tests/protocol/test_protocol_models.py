@@ -6,10 +6,11 @@ import dataclasses
 import re
 
 import pytest
-import tr_schemas as ts
 
 import sacbot.protocol as protocol
 from sacbot.protocol import MESSAGE_CLASSES, Event, Message
+
+from . import protocol_support as ts
 
 
 def _snake(name: str) -> str:

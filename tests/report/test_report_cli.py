@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
-from report_run_builder import EVAL_OPPONENTS, EVAL_RESULTS, EVAL_ROUNDS, build_run
 
 from sacbot import jsonl
 from sacbot.records import EvalRecord, append_eval
+
+from .report_support import EVAL_OPPONENTS, EVAL_RESULTS, EVAL_ROUNDS
 
 CURVES = (
     "win_rate_vs_env_steps.png",
@@ -25,39 +25,19 @@ CURVES = (
 )
 
 
-def sacbot(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sacbot", *args], capture_output=True, text=True, timeout=120, check=False
-    )
-
-
-def assert_png(path: Path) -> None:
-    with Image.open(path) as image:
-        assert image.format == "PNG"
-        assert image.size[0] >= 400 and image.size[1] >= 300
-        image.load()  # decodes every pixel: a truncated file fails here
-
-
-def section(text: str, heading: str) -> str:
-    """The lines from the `## heading...` line to the next `## ` heading."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"## {heading}"))
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    return "\n".join(lines[start:end])
-
-
-def table_row(text: str, first_cell: str) -> list[str]:
-    rows = [line for line in text.splitlines() if line.startswith(f"| {first_cell} |")]
-    assert len(rows) == 1, f"expected one row for {first_cell}, got {rows}"
-    return [cell.strip() for cell in rows[0].strip("|").split("|")]
-
-
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def run_dir(tmp_path_factory: pytest.TempPathFactory, build_run: Callable[[Path], Path]) -> Path:
     return build_run(tmp_path_factory.mktemp("run") / "standard")
 
 
-def test_report_of_a_campaign_run(run_dir: Path, tmp_path: Path) -> None:
+def test_report_of_a_campaign_run(
+    run_dir: Path,
+    tmp_path: Path,
+    sacbot: Callable[..., subprocess.CompletedProcess[str]],
+    assert_png: Callable[[Path], None],
+    section: Callable[[str, str], str],
+    table_row: Callable[[str, str], list[str]],
+) -> None:
     out = tmp_path / "report"
     done = sacbot("report", str(run_dir), "--out", str(out))
     assert done.returncode == 0, done.stderr
@@ -101,7 +81,12 @@ def test_report_of_a_campaign_run(run_dir: Path, tmp_path: Path) -> None:
     assert not (out / "league_mix.png").exists()
 
 
-def test_report_reads_an_older_runs_text_best_score(run_dir: Path, tmp_path: Path) -> None:
+def test_report_reads_an_older_runs_text_best_score(
+    run_dir: Path,
+    tmp_path: Path,
+    sacbot: Callable[..., subprocess.CompletedProcess[str]],
+    table_row: Callable[[str, str], list[str]],
+) -> None:
     run = tmp_path / "older"
     shutil.copytree(run_dir, run)
     (run / "best_score.json").unlink()
@@ -117,7 +102,12 @@ def test_report_reads_an_older_runs_text_best_score(run_dir: Path, tmp_path: Pat
     assert "league" not in text.lower() and "league" not in done.stderr.lower()
 
 
-def test_default_out_and_tolerance_of_malformed_lines_and_missing_fields(tmp_path: Path) -> None:
+def test_default_out_and_tolerance_of_malformed_lines_and_missing_fields(
+    tmp_path: Path,
+    sacbot: Callable[..., subprocess.CompletedProcess[str]],
+    assert_png: Callable[[Path], None],
+    table_row: Callable[[str, str], list[str]],
+) -> None:
     """No campaign log, a torn eval line, a metrics line without env steps, passes without updates (null
     losses): the report still comes out, with the composite recomputed and the skipped lines counted."""
     run = tmp_path / "run"
@@ -166,7 +156,9 @@ def write(path: Path, text: str) -> Path:
     "case",
     ["missing", "a file", "empty folder", "empty files", "only garbage", "out is a file"],
 )
-def test_bad_input_is_one_line_and_a_nonzero_exit(tmp_path: Path, case: str) -> None:
+def test_bad_input_is_one_line_and_a_nonzero_exit(
+    tmp_path: Path, case: str, sacbot: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     run = tmp_path / "run"
     args: list[str] = []
     if case == "a file":

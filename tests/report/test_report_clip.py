@@ -3,40 +3,30 @@ game, linked from report.md; none without recordings, and a damaged recording is
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
-import sys
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from PIL import Image
-from report_run_builder import build_run
 
 from sacbot.report.writer import CLIP_FRAMES, CLIP_GIF, CLIP_WIDTH, write_report
 from sacbot.rundir import RunPaths
 
-GAMES = Path(__file__).resolve().parents[1] / "viewer" / "games.py"
-
-
-def viewer_games() -> ModuleType:
-    """tests/viewer/games.py: real recorded games played in-process in a fraction of a second."""
-    spec = importlib.util.spec_from_file_location("sacbot_test_viewer_games", GAMES)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+from ..viewer.viewer_support import Played
 
 
 @pytest.fixture(scope="module")
-def recorded_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def recorded_run(
+    tmp_path_factory: pytest.TempPathFactory,
+    build_run: Callable[[Path], Path],
+    record_game: Callable[..., Played],
+) -> Path:
     run = build_run(tmp_path_factory.mktemp("run") / "rec")
     recordings = RunPaths(run).recordings
-    games = viewer_games()
-    older = games.play(tmp_path_factory.mktemp("g1"), ("Corners", "Fire"), rounds=1, seed=3).path
-    newer = games.play(tmp_path_factory.mktemp("g2"), ("SpinBot", "Walls"), rounds=2, seed=5).path
+    older = record_game(tmp_path_factory.mktemp("g1"), ("Corners", "Fire"), rounds=1, seed=3).path
+    newer = record_game(tmp_path_factory.mktemp("g2"), ("SpinBot", "Walls"), rounds=2, seed=5).path
     recordings.mkdir()
     shutil.copy(older, recordings / "game-2026-12-01-10-00-00-eval-00002-Fire.battle.gz")
     shutil.copy(newer, recordings / "game-2026-12-01-10-05-00-eval-00003-Walls.battle.gz")
@@ -62,7 +52,9 @@ def test_the_report_shows_the_latest_eval_game(recorded_run: Path, tmp_path: Pat
     assert "Round 1, turns 1-" in text and f"`sacbot replay {latest}`" in text
 
 
-def test_no_recordings_no_clip_and_a_damaged_one_is_a_note(tmp_path: Path) -> None:
+def test_no_recordings_no_clip_and_a_damaged_one_is_a_note(
+    tmp_path: Path, build_run: Callable[[Path], Path]
+) -> None:
     run = build_run(tmp_path / "run")
     outcome = write_report(run, tmp_path / "rep")
     assert not (tmp_path / "rep" / CLIP_GIF).exists()

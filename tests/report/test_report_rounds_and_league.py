@@ -4,14 +4,14 @@ on small real lines, and the command on a bare `sacbot play` weights folder and 
 from __future__ import annotations
 
 import json
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image
-from report_run_builder import build_league_run, play_game
-from test_report_cli import assert_png, sacbot, section, table_row
 
 from sacbot import jsonl as jsonl_file
 from sacbot.campaign.config import SNAPSHOT_PREFIX
@@ -183,7 +183,14 @@ def test_league_lines_without_a_pool_are_counted_malformed() -> None:
 # -- the command ---------------------------------------------------------------------------------------------
 
 
-def test_report_of_a_bare_play_weights_folder(tmp_path: Path) -> None:
+def test_report_of_a_bare_play_weights_folder(
+    tmp_path: Path,
+    play_game: Callable[..., int],
+    sacbot: Callable[..., subprocess.CompletedProcess[str]],
+    assert_png: Callable[[Path], None],
+    section: Callable[[str, str], str],
+    table_row: Callable[[str, str], list[str]],
+) -> None:
     """`SACBOT_WEIGHTS_DIR=DIR sacbot play` against one opponent, two games (60 + 50 rounds): DIR holds
     rounds.jsonl and training_metrics.jsonl, no campaign log."""
     weights = tmp_path / "weights"
@@ -226,7 +233,13 @@ def test_report_of_a_bare_play_weights_folder(tmp_path: Path) -> None:
     assert "](score_share_per_round.png)" in text
 
 
-def test_report_of_a_league_campaign_with_a_fast_phase(tmp_path: Path) -> None:
+def test_report_of_a_league_campaign_with_a_fast_phase(
+    tmp_path: Path,
+    build_league_run: Callable[..., Path],
+    sacbot: Callable[..., subprocess.CompletedProcess[str]],
+    assert_png: Callable[[Path], None],
+    table_row: Callable[[str, str], list[str]],
+) -> None:
     run = build_league_run(tmp_path / "league-run")
     events = [json.loads(line) for line in (run / "campaign_log.jsonl").read_text().splitlines()]
     draws = [e for e in events if e["event"] == "league_draw"]

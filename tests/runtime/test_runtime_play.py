@@ -11,7 +11,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,30 +26,7 @@ from sacbot.engine import game_setup_for
 from sacbot.protocol import RoundEndedEventForObserver
 from sacbot.rundir import REPLAY
 
-REPO = Path(__file__).resolve().parents[2]
-BOTS = REPO / "bots"
-OPPONENT = BOTS / "TrackFire"  # kills an untrained SacBot in a few hundred turns: short rounds
-SMALL = {
-    "SACBOT_WARMUP_ROUNDS": "1",
-    "SACBOT_UTD_RATIO": "0",
-    "SACBOT_BATCH_SIZE": "8",
-    "SACBOT_PUBLISH_EVERY": "2",
-    "SACBOT_SHIPPED": "0",  # a fresh init, not the shipped actor, when the weights folder is empty
-}
-
-
-def use_env(monkeypatch: pytest.MonkeyPatch, values: dict[str, str]) -> None:
-    for key in [k for k in os.environ if k.startswith("SACBOT_")]:
-        monkeypatch.delenv(key)
-    for key, value in values.items():
-        monkeypatch.setenv(key, value)
-
-
-def wait_for(condition: Any, what: str, limit_s: float = 60.0) -> None:
-    deadline = time.monotonic() + limit_s
-    while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.05)
+from .runtime_support import BOTS, OPPONENT, SMALL
 
 
 def rounds_saved(weights: Path) -> int:
@@ -59,11 +36,13 @@ def rounds_saved(weights: Path) -> int:
         return 0
 
 
-def bot_log(logs: Path) -> str:
-    return "\n".join(p.read_text(errors="replace") for p in sorted(logs.glob("SacBot*.log")))
-
-
-def test_full_game_trains_and_saves_every_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_full_game_trains_and_saves_every_round(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
+    wait_for: Callable[..., None],
+    bot_log: Callable[[Path], str],
+) -> None:
     weights = tmp_path / "weights"
     use_env(
         monkeypatch,
@@ -108,7 +87,12 @@ def test_full_game_trains_and_saves_every_round(tmp_path: Path, monkeypatch: pyt
     assert not (weights / "best.zip").exists()
 
 
-def test_a_bot_that_dies_early_still_saves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bot_that_dies_early_still_saves(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
+    wait_for: Callable[..., None],
+) -> None:
     weights = tmp_path / "weights"
     use_env(monkeypatch, {**SMALL, "SACBOT_WARMUP_ROUNDS": "9", "SACBOT_WEIGHTS_DIR": str(weights)})
     round_turns: list[int] = []
@@ -137,7 +121,11 @@ def test_a_bot_that_dies_early_still_saves(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_the_replay_is_kept_at_game_end_and_loaded_by_the_next_game(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
+    wait_for: Callable[..., None],
+    bot_log: Callable[[Path], str],
 ) -> None:
     """A campaign restarts `sacbot play` every chunk: the next game trains on the rounds of the last ones."""
     weights = tmp_path / "weights"
@@ -165,7 +153,11 @@ def tree_digest(folder: Path) -> dict[str, str]:
 
 
 def test_eval_mode_writes_nothing_and_changes_no_weight(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
+    wait_for: Callable[..., None],
+    bot_log: Callable[[Path], str],
 ) -> None:
     from sacbot.agent.trainer import SacTrainer, TrainerConfig
     from sacbot.checkpoint import CheckpointMeta
@@ -204,7 +196,7 @@ def lobby_names(core: Any) -> list[str]:
     return [c.bot.name for c in core.conns.values() if c.role == "bot" and c.bot is not None]
 
 
-def test_another_identity_and_sigterm_while_waiting(tmp_path: Path) -> None:
+def test_another_identity_and_sigterm_while_waiting(tmp_path: Path, wait_for: Callable[..., None]) -> None:
     """SACBOT_BOT_JSON renames the bot and moves its default weights folder; SIGTERM in the lobby is clean."""
     twin = tmp_path / "Twin"
     twin.mkdir()
@@ -253,7 +245,9 @@ def test_bot_script_finds_a_python_with_sacbot() -> None:
     assert "--eval" in result.stdout
 
 
-def test_a_trainer_crash_ends_the_process_with_a_clear_error(tmp_path: Path) -> None:
+def test_a_trainer_crash_ends_the_process_with_a_clear_error(
+    tmp_path: Path, wait_for: Callable[..., None], bot_log: Callable[[Path], str]
+) -> None:
     from sacbot.arena.booter import Booter
     from sacbot.arena.controller import play_game
 

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
-
-from runtime_helpers import report, small_learner
 
 from sacbot.checkpoint import load_checkpoint, opponent_best_path, read_meta
 from sacbot.records import read_round_counter
+from sacbot.runtime.learner import AgentLearner
+from sacbot.runtime.records import RoundReport
 from sacbot.runtime.saver import RoundEndSaver, read_opponent_history
 
 PASS = {"critic_loss": 1.0, "actor_loss": 2.0, "alpha_loss": 0.1, "alpha": 0.2, "replay_size": 0}
 
 
-def test_every_round_leaves_a_loadable_latest_metrics_and_counter(tmp_path: Path) -> None:
+def test_every_round_leaves_a_loadable_latest_metrics_and_counter(
+    tmp_path: Path, small_learner: Callable[..., AgentLearner], report: Callable[..., RoundReport]
+) -> None:
     learner = small_learner()
     log = io.StringIO()
     saver = RoundEndSaver(tmp_path, None, best_window=3, log=log)
@@ -38,7 +41,9 @@ def test_every_round_leaves_a_loadable_latest_metrics_and_counter(tmp_path: Path
     assert not (tmp_path / "opponents").exists()  # no opponent key: no per-opponent slot
 
 
-def test_opponent_slot_is_gated_by_the_score_share_window(tmp_path: Path) -> None:
+def test_opponent_slot_is_gated_by_the_score_share_window(
+    tmp_path: Path, small_learner: Callable[..., AgentLearner], report: Callable[..., RoundReport]
+) -> None:
     learner = small_learner()
     saver = RoundEndSaver(tmp_path, "SpinBot", best_window=2, log=io.StringIO())
     slot = opponent_best_path(tmp_path, "SpinBot")
@@ -56,7 +61,9 @@ def test_opponent_slot_is_gated_by_the_score_share_window(tmp_path: Path) -> Non
     assert not (tmp_path / "best.zip").exists()  # the global best is not play's to write
 
 
-def test_window_and_counter_survive_a_restart_and_a_torn_line(tmp_path: Path) -> None:
+def test_window_and_counter_survive_a_restart_and_a_torn_line(
+    tmp_path: Path, small_learner: Callable[..., AgentLearner], report: Callable[..., RoundReport]
+) -> None:
     learner = small_learner()
     saver = RoundEndSaver(tmp_path, "Walls", best_window=3, log=io.StringIO())
     for r, own in ((1, 10.0), (2, 20.0)):

@@ -9,10 +9,10 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_runtime_play import BOTS, SMALL, bot_log, use_env, wait_for
 from typer.testing import CliRunner
 
 from sacbot.agent.trainer import SacTrainer, TrainerConfig
@@ -29,6 +29,8 @@ from sacbot.runtime.startup import (
     full_start_arrays,
     shipped_kickstart,
 )
+
+from .runtime_support import BOTS, SMALL
 
 CLASSICS = {"Target", "Fire", "SpinBot", "MyFirstBot", "Crazy", "Corners", "Walls", "TrackFire", "VelociBot"}
 
@@ -103,7 +105,13 @@ def _first_places(result: GameResult, name: str) -> int:
     return next(r.first_places for r in result.results if r.name == name)
 
 
-def test_play_starts_from_the_shipped_actor_and_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_play_starts_from_the_shipped_actor_and_wins(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
+    wait_for: Callable[..., None],
+    bot_log: Callable[[Path], str],
+) -> None:
     """Eval mode, an empty weights folder, SpinBot: the shipped actor won 100 of 100 such rounds."""
     weights = tmp_path / "weights"
     env = {k: v for k, v in SMALL.items() if k != "SACBOT_SHIPPED"}
@@ -118,7 +126,13 @@ def test_play_starts_from_the_shipped_actor_and_wins(tmp_path: Path, monkeypatch
     assert _first_places(result, "SacBot") >= 2, log
 
 
-def test_the_opt_out_starts_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_opt_out_starts_fresh(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
+    wait_for: Callable[..., None],
+    bot_log: Callable[[Path], str],
+) -> None:
     use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(tmp_path / "w"), "SACBOT_EVAL_MODE": "1"})
     run_battle(
         [BOTS / "SacBot", BOTS / "TrackFire"],

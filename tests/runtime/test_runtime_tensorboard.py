@@ -4,19 +4,25 @@ write the round and train-pass lines as TensorBoard scalars (CleanRL's tags), th
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_runtime_play import BOTS, OPPONENT, SMALL, bot_log, use_env, wait_for
 
 from sacbot.arena.battle import run_battle
 from sacbot.checkpoint import read_meta
 from sacbot.engine import game_setup_for
 from sacbot.tensorboard import read_scalars
 
+from .runtime_support import BOTS, OPPONENT, SMALL
+
 
 def test_play_writes_episodic_returns_win_rates_and_losses(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
+    wait_for: Callable[..., None],
+    bot_log: Callable[[Path], str],
 ) -> None:
     weights, board = tmp_path / "weights", tmp_path / "tb"
     use_env(

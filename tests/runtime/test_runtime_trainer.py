@@ -10,12 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from runtime_helpers import report, small_learner, synthetic_round
 
 from sacbot.checkpoint import load_checkpoint
 from sacbot.runtime.channel import DropOldestChannel
 from sacbot.runtime.learner import AgentLearner
-from sacbot.runtime.records import ChannelItem, Transition
+from sacbot.runtime.records import ChannelItem, RoundReport, Transition
 from sacbot.runtime.saver import RoundEndSaver
 from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
@@ -27,8 +26,9 @@ def wait_for(condition: Callable[[], bool], what: str, limit_s: float = 60.0) ->
         time.sleep(0.01)
 
 
-def make(tmp_path: Path, config: ThreadConfig, capacity: int = 4096) -> tuple[TrainerThread, list[str]]:
-    learner = small_learner()
+def make(
+    tmp_path: Path, config: ThreadConfig, learner: AgentLearner, capacity: int = 4096
+) -> tuple[TrainerThread, list[str]]:
     channel: DropOldestChannel[ChannelItem] = DropOldestChannel(capacity)
     saver = RoundEndSaver(tmp_path, "Target", best_window=2, log=io.StringIO())
     crashes: list[str] = []
@@ -41,9 +41,16 @@ def feed(trainer: TrainerThread, transitions: list[Transition]) -> None:
         trainer.channel.put(transition)
 
 
-def test_warmup_ratio_publish_and_round_end_saves(tmp_path: Path) -> None:
+def test_warmup_ratio_publish_and_round_end_saves(
+    tmp_path: Path,
+    small_learner: Callable[..., AgentLearner],
+    synthetic_round: Callable[..., list[Transition]],
+    report: Callable[..., RoundReport],
+) -> None:
     rng = np.random.default_rng(0)
-    trainer, crashes = make(tmp_path, ThreadConfig(warmup_rounds=1, utd_ratio=0.25, publish_every=2))
+    trainer, crashes = make(
+        tmp_path, ThreadConfig(warmup_rounds=1, utd_ratio=0.25, publish_every=2), small_learner()
+    )
     first_actor = trainer.published
     trainer.start()
     try:
@@ -78,9 +85,14 @@ def test_warmup_ratio_publish_and_round_end_saves(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "round_counter.json").read_text())["rounds"] == 2
 
 
-def test_stop_still_saves_the_last_posted_round(tmp_path: Path) -> None:
+def test_stop_still_saves_the_last_posted_round(
+    tmp_path: Path,
+    small_learner: Callable[..., AgentLearner],
+    synthetic_round: Callable[..., list[Transition]],
+    report: Callable[..., RoundReport],
+) -> None:
     rng = np.random.default_rng(1)
-    trainer, crashes = make(tmp_path, ThreadConfig(warmup_rounds=5))
+    trainer, crashes = make(tmp_path, ThreadConfig(warmup_rounds=5), small_learner())
     trainer.start()
     feed(trainer, synthetic_round(10, rng))
     trainer.round_ended(report(1))
@@ -90,8 +102,8 @@ def test_stop_still_saves_the_last_posted_round(tmp_path: Path) -> None:
     assert (tmp_path / "latest.zip").is_file()
 
 
-def test_a_crash_is_reported_never_silent(tmp_path: Path) -> None:
-    trainer, crashes = make(tmp_path, ThreadConfig())
+def test_a_crash_is_reported_never_silent(tmp_path: Path, small_learner: Callable[..., AgentLearner]) -> None:
+    trainer, crashes = make(tmp_path, ThreadConfig(), small_learner())
     done = threading.Event()
     original = trainer.on_crash
     assert original is not None

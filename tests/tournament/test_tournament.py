@@ -13,19 +13,10 @@ from typing import Any
 
 import pytest
 
-from sacbot.campaign.tournament import (
-    PAIRS_FILE,
-    Bot,
-    PairRecord,
-    TournamentSpec,
-    make_record,
-    matrices,
-    open_out_dir,
-    pairings,
-    rate,
-    round_winners,
-    run_tournament,
-)
+from sacbot.campaign.tournament import run_tournament
+from sacbot.campaign.tournament_pair import Bot, PairRecord, make_record, pairings, round_winners
+from sacbot.campaign.tournament_ratings import matrices, rate
+from sacbot.campaign.tournament_records import PAIRS_FILE, TournamentSpec, open_out_dir
 from sacbot.errors import UserError
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"

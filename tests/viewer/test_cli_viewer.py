@@ -12,17 +12,21 @@ import socket
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from games import Played, shared_game
 from PIL import Image, ImageSequence
 
-from sacbot.viewer.recording import read_recording
+from sacbot.viewer.reader import read_recording
+
+from .viewer_support import Played
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
+def played(
+    tmp_path_factory: pytest.TempPathFactory, shared_game: Callable[[pytest.TempPathFactory], Played]
+) -> Played:
     return shared_game(tmp_path_factory)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -17,120 +16,18 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from games import Played, quiet_frames, shared_game
 
-from sacbot.viewer.pages import ReplayServer, live_pages, replay_pages, style
-from sacbot.viewer.recording import read_recording
+from sacbot.viewer.pages import ReplayServer, live_pages, replay_pages
+from sacbot.viewer.reader import read_recording
 
-STYLE = style()
-PAD = STYLE["canvas"]["padding"]
+from .viewer_support import STYLE, Played
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
+def played(
+    tmp_path_factory: pytest.TempPathFactory, shared_game: Callable[[pytest.TempPathFactory], Played]
+) -> Played:
     return shared_game(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Debian's chromium driven through its chromedriver (packages chromium and chromium-driver; .ci/run
-    installs them). No network is needed: Selenium is pointed at both binaries."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    browser, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
-    if browser is None or chromedriver is None:
-        raise RuntimeError("the page tests need Debian's chromium and chromium-driver (see .ci/run)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=1200,900",
-        "--force-device-scale-factor=1",
-        "--user-data-dir=" + str(tmp_path_factory.mktemp("chromium")),
-    ):
-        options.add_argument(arg)
-    drv = webdriver.Chrome(service=Service(chromedriver), options=options)
-    drv.set_script_timeout(20)
-    try:
-        yield drv
-    finally:
-        drv.quit()
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 10.0, what: str = "the page") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
-def state(driver: Any) -> dict[str, Any]:
-    got: dict[str, Any] = driver.execute_script("return window.sacbotViewer.state()")
-    return got
-
-
-def open_page(driver: Any, url: str) -> None:
-    driver.get(url)
-    wait_for(lambda: driver.execute_script("return document.body.dataset.ready === '1'"), what="page ready")
-
-
-def pixel(driver: Any, sx: float, sy: float) -> tuple[int, int, int]:
-    rgba = driver.execute_script(
-        "return Array.from(document.getElementById('arena').getContext('2d')"
-        ".getImageData(arguments[0], arguments[1], 1, 1).data)",
-        int(sx),
-        int(sy),
-    )
-    return (rgba[0], rgba[1], rgba[2])
-
-
-def arena_to_canvas(
-    driver: Any, width: float, height: float
-) -> Callable[[float, float], tuple[float, float]]:
-    """Where the page must draw arena point (x, y), worked out here: the battlefield fits the canvas with
-    `padding` above and below, centred, and Tank Royale's y axis points up (canvas y points down)."""
-    cw, ch = driver.execute_script("const c = document.getElementById('arena'); return [c.width, c.height]")
-    k = min(cw / width, ch / (height + 2 * PAD))
-    left, top = (cw - width * k) / 2, (ch - height * k) / 2
-
-    def at(x: float, y: float) -> tuple[float, float]:
-        return (left + x * k, top + (height - y) * k)
-
-    return at
-
-
-def close_to(got: tuple[int, int, int], hex_color: str, tolerance: int = 40) -> bool:
-    h = hex_color.lstrip("#")
-    want = tuple(int(h[i : i + 2], 16) for i in (0, 2, 4))
-    return all(abs(a - b) <= tolerance for a, b in zip(got, want, strict=True))
-
-
-def click(driver: Any, element_id: str) -> None:
-    driver.find_element("id", element_id).click()
-
-
-def seek(driver: Any, index: int) -> None:
-    """Drag the seek bar to `index` (its input event), then wait for that frame to be drawn."""
-    driver.execute_script(
-        "const s = document.getElementById('seek'); s.value = arguments[0];"
-        "s.dispatchEvent(new Event('input'));",
-        index,
-    )
-    wait_for(lambda: state(driver)["drawn"] == index, what=f"frame {index} drawn")
-
-
-def pause(driver: Any) -> None:
-    if state(driver)["playing"]:
-        click(driver, "play")
-    wait_for(lambda: not state(driver)["playing"], what="pause")
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +39,17 @@ def replay(played: Played) -> Iterator[tuple[str, list[dict[str, Any]]]]:
 
 
 def test_a_recorded_game_loads_and_the_tanks_are_where_they_were(
-    driver: Any, replay: tuple[str, list[dict[str, Any]]]
+    driver: Any,
+    replay: tuple[str, list[dict[str, Any]]],
+    quiet_frames: Callable[[list[dict[str, Any]]], list[int]],
+    state: Callable[[Any], dict[str, Any]],
+    open_page: Callable[[Any, str], None],
+    pixel: Callable[[Any, float, float], tuple[int, int, int]],
+    arena_to_canvas: Callable[..., Callable[[float, float], tuple[float, float]]],
+    close_to: Callable[..., bool],
+    click: Callable[[Any, str], None],
+    seek: Callable[[Any, int], None],
+    pause: Callable[[Any], None],
 ) -> None:
     url, ticks = replay
     open_page(driver, url)
@@ -168,7 +75,16 @@ def test_a_recorded_game_loads_and_the_tanks_are_where_they_were(
                 assert close_to(pixel(driver, *at(*mirror)), STYLE["canvas"]["ground"], 8)
 
 
-def test_pause_step_speed_and_seek(driver: Any, replay: tuple[str, list[dict[str, Any]]]) -> None:
+def test_pause_step_speed_and_seek(
+    driver: Any,
+    replay: tuple[str, list[dict[str, Any]]],
+    wait_for: Callable[..., Any],
+    state: Callable[[Any], dict[str, Any]],
+    open_page: Callable[[Any, str], None],
+    click: Callable[[Any, str], None],
+    seek: Callable[[Any, int], None],
+    pause: Callable[[Any], None],
+) -> None:
     url, ticks = replay
     open_page(driver, url)
     from selenium.webdriver.support.ui import Select
@@ -192,7 +108,7 @@ def test_pause_step_speed_and_seek(driver: Any, replay: tuple[str, list[dict[str
     left = float(marks[0].get_attribute("style").split("left:")[1].split("%")[0])
     assert abs(left - 100 * round2 / (len(ticks) - 1)) < 0.01
     # The page's explosion randomness is the clip renderer's, number for number.
-    from sacbot.viewer.render import mulberry32
+    from sacbot.viewer.painter import mulberry32
 
     page = driver.execute_script("const r = mulberry32(987654321); return [r(), r(), r(), r()]")
     rnd = mulberry32(987654321)
@@ -203,7 +119,16 @@ def test_pause_step_speed_and_seek(driver: Any, replay: tuple[str, list[dict[str
 
 
 def test_debug_graphics_are_drawn_when_the_toggle_is_on(
-    driver: Any, replay: tuple[str, list[dict[str, Any]]]
+    driver: Any,
+    replay: tuple[str, list[dict[str, Any]]],
+    wait_for: Callable[..., Any],
+    open_page: Callable[[Any, str], None],
+    pixel: Callable[[Any, float, float], tuple[int, int, int]],
+    arena_to_canvas: Callable[..., Callable[[float, float], tuple[float, float]]],
+    close_to: Callable[..., bool],
+    click: Callable[[Any, str], None],
+    seek: Callable[[Any, int], None],
+    pause: Callable[[Any], None],
 ) -> None:
     url, ticks = replay
     open_page(driver, url)
@@ -223,7 +148,16 @@ def test_debug_graphics_are_drawn_when_the_toggle_is_on(
     assert not close_to(pixel(driver, *at(160, 120)), "#FF0000")  # just the square
 
 
-def test_clicking_a_bot_follows_it(driver: Any, replay: tuple[str, list[dict[str, Any]]]) -> None:
+def test_clicking_a_bot_follows_it(
+    driver: Any,
+    replay: tuple[str, list[dict[str, Any]]],
+    quiet_frames: Callable[[list[dict[str, Any]]], list[int]],
+    wait_for: Callable[..., Any],
+    state: Callable[[Any], dict[str, Any]],
+    open_page: Callable[[Any, str], None],
+    seek: Callable[[Any, int], None],
+    pause: Callable[[Any], None],
+) -> None:
     url, ticks = replay
     open_page(driver, url)
     pause(driver)
@@ -248,7 +182,17 @@ def test_clicking_a_bot_follows_it(driver: Any, replay: tuple[str, list[dict[str
     ).get_attribute("class")
 
 
-def test_the_live_page_follows_a_game_on_the_embedded_arena(driver: Any) -> None:
+def test_the_live_page_follows_a_game_on_the_embedded_arena(
+    driver: Any,
+    wait_for: Callable[..., Any],
+    state: Callable[[Any], dict[str, Any]],
+    open_page: Callable[[Any, str], None],
+    pixel: Callable[[Any, float, float], tuple[int, int, int]],
+    arena_to_canvas: Callable[..., Callable[[float, float], tuple[float, float]]],
+    close_to: Callable[..., bool],
+    click: Callable[[Any, str], None],
+    pause: Callable[[Any], None],
+) -> None:
     from sacbot.arena.controller import play_game
     from sacbot.arena.server import EmbeddedArena
     from sacbot.engine import game_setup_for

@@ -8,13 +8,12 @@ import math
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from test_page import arena_to_canvas, click, close_to, driver, open_page, pause, pixel, seek, wait_for
 
 from sacbot.agent.features import RoundMemory
 from sacbot.arena.battle import run_battle
@@ -23,9 +22,8 @@ from sacbot.engine import game_setup_for
 from sacbot.protocol import TickEventForObserver
 from sacbot.runtime.debug_paint import AIM_COLOR, paint
 from sacbot.viewer.pages import ReplayServer, replay_pages
-from sacbot.viewer.recording import RecordingWriter, read_recording
-
-__all__ = ["driver"]  # the page tests' headless Chromium, shared
+from sacbot.viewer.reader import read_recording
+from sacbot.viewer.recording import RecordingWriter
 
 REPO = Path(__file__).resolve().parents[2]
 SACBOT, OPPONENT = REPO / "bots" / "SacBot", REPO / "bots" / "TrackFire"
@@ -122,7 +120,16 @@ def _aim_point(svg: str) -> tuple[float, float] | None:
 
 
 def test_the_page_draws_plays_paint_when_debug_graphics_is_ticked(
-    driver: Any, replay: tuple[str, list[dict[str, Any]]]
+    driver: Any,
+    replay: tuple[str, list[dict[str, Any]]],
+    wait_for: Callable[..., Any],
+    open_page: Callable[[Any, str], None],
+    pixel: Callable[[Any, float, float], tuple[int, int, int]],
+    arena_to_canvas: Callable[..., Callable[[float, float], tuple[float, float]]],
+    close_to: Callable[..., bool],
+    click: Callable[[Any, str], None],
+    seek: Callable[[Any, int], None],
+    pause: Callable[[Any], None],
 ) -> None:
     url, ticks = replay
 

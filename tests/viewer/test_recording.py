@@ -12,20 +12,25 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from games import DEBUG_SVG, Played, play, shared_game
 
 from sacbot.errors import UserError
-from sacbot.viewer.recording import RECORDED_TYPES, RecordingWriter, read_recording
+from sacbot.viewer.reader import read_recording
+from sacbot.viewer.recording import RECORDED_TYPES, RecordingWriter
+
+from .viewer_support import DEBUG_SVG, Played
 
 NAME = re.compile(r"game-\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d(-\d+)?\.battle\.gz")
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
+def played(
+    tmp_path_factory: pytest.TempPathFactory, shared_game: Callable[[pytest.TempPathFactory], Played]
+) -> Played:
     return shared_game(tmp_path_factory)
 
 
@@ -52,22 +57,24 @@ def test_a_recording_is_every_observer_message_of_the_game_as_sent(played: Playe
     assert rec.lines == lines and not rec.truncated
 
 
-def test_games_get_their_own_files_even_within_one_second(tmp_path: Path) -> None:
-    first = play(tmp_path, rounds=1, stop_after_turns=5)
-    second = play(tmp_path, rounds=1, stop_after_turns=5)
+def test_games_get_their_own_files_even_within_one_second(
+    tmp_path: Path, record_game: Callable[..., Played]
+) -> None:
+    first = record_game(tmp_path, rounds=1, stop_after_turns=5)
+    second = record_game(tmp_path, rounds=1, stop_after_turns=5)
     names = sorted(p.name for p in tmp_path.iterdir())
     assert len(names) == 2 and all(NAME.fullmatch(n) for n in names)
     assert first.path != second.path
 
 
-def test_a_stopped_game_ends_with_game_aborted(tmp_path: Path) -> None:
-    played = play(tmp_path, rounds=3, stop_after_turns=40)
+def test_a_stopped_game_ends_with_game_aborted(tmp_path: Path, record_game: Callable[..., Played]) -> None:
+    played = record_game(tmp_path, rounds=3, stop_after_turns=40)
     messages = [json.loads(line) for line in read_recording(played.path).lines]
     assert messages[-1]["type"] == "GameAbortedEvent"
     assert 40 <= sum(m["type"] == "TickEventForObserver" for m in messages) <= 41  # the turn in flight
 
 
-def test_the_end_of_a_round_is_flushed_at_once(tmp_path: Path) -> None:
+def test_the_end_of_a_round_is_flushed_at_once(tmp_path: Path, record_game: Callable[..., Played]) -> None:
     """With no periodic flush, the file holds round 1 whole as soon as round 2 starts: a crash from then on
     loses nothing of it."""
     seen: dict[str, Any] = {}
@@ -87,7 +94,7 @@ def test_the_end_of_a_round_is_flushed_at_once(tmp_path: Path) -> None:
             time.sleep(0.01)
         seen["rec"] = None
 
-    play(tmp_path, rounds=2, flush_s=3600.0, on_tick=on_tick)
+    record_game(tmp_path, rounds=2, flush_s=3600.0, on_tick=on_tick)
     rec = seen["rec"]
     assert rec is not None, "round 1 was not flushed within 5 s of its end"
     assert rec.truncated  # read mid-game: no gzip trailer yet
@@ -186,7 +193,9 @@ def _quietly(fn: Any, *args: Any) -> None:
         pass
 
 
-def test_debug_graphics_reach_observers_only_for_bots_that_may_debug(tmp_path: Path) -> None:
+def test_debug_graphics_reach_observers_only_for_bots_that_may_debug(
+    tmp_path: Path, record_game: Callable[..., Played]
+) -> None:
     def states(played: Played) -> list[dict[str, Any]]:
         out = []
         for line in read_recording(played.path).lines:
@@ -196,11 +205,11 @@ def test_debug_graphics_reach_observers_only_for_bots_that_may_debug(tmp_path: P
         return out
 
     # The bot paints whatever it is told; without the controller's BotPolicyUpdate, observers get none of it.
-    silent = play(tmp_path / "a", rounds=1, painter="Corners", paint_always=True, enable_painter=False)
+    silent = record_game(tmp_path / "a", rounds=1, painter="Corners", paint_always=True, enable_painter=False)
     assert not any("debugGraphics" in s or "isDebuggingEnabled" in s for s in states(silent))
     # BotPolicyUpdate debuggingEnabled: the bot's ticks say so (the official API paints only then) and
     # observers get its SVG.
-    enabled = play(tmp_path / "b", rounds=1, painter="Corners")
+    enabled = record_game(tmp_path / "b", rounds=1, painter="Corners")
     corners = [s for s in states(enabled) if s["name"] == "Corners"]
     fire = [s for s in states(enabled) if s["name"] == "Fire"]
     # (The update arrives after the game's first turn went out: it counts from the second on.)
@@ -209,7 +218,9 @@ def test_debug_graphics_reach_observers_only_for_bots_that_may_debug(tmp_path: P
     assert all(s.get("debugGraphics") == DEBUG_SVG for s in corners[3:])
     assert not any("isDebuggingEnabled" in s or "debugGraphics" in s for s in fire)
     # --debug-graphics: every bot may.
-    everyone = play(tmp_path / "c", rounds=1, painter="Corners", debug_graphics=True, enable_painter=False)
+    everyone = record_game(
+        tmp_path / "c", rounds=1, painter="Corners", debug_graphics=True, enable_painter=False
+    )
     assert all(s.get("isDebuggingEnabled") for s in states(everyone))
 
 

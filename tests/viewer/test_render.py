@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from games import Played, quiet_frames, shared_game
 from PIL import Image, ImageSequence
 
 from sacbot.errors import UserError
 from sacbot.viewer.pages import style
-from sacbot.viewer.recording import read_recording
-from sacbot.viewer.render import Painter, Scene, mulberry32, pick_frames, render_clip
+from sacbot.viewer.painter import Painter, mulberry32
+from sacbot.viewer.reader import read_recording
+from sacbot.viewer.render import render_clip
+from sacbot.viewer.scene import Scene, pick_frames
+
+from .viewer_support import Played
 
 STYLE = style()
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
+def played(
+    tmp_path_factory: pytest.TempPathFactory, shared_game: Callable[[pytest.TempPathFactory], Played]
+) -> Played:
     return shared_game(tmp_path_factory)
 
 
@@ -30,7 +37,7 @@ def _close(got: tuple[int, ...], hex_color: str, tolerance: int) -> bool:
 
 
 def test_a_gif_of_a_round_has_the_frames_and_the_tanks_where_they_were(
-    played: Played, tmp_path: Path
+    played: Played, tmp_path: Path, quiet_frames: Callable[[list[dict[str, Any]]], list[int]]
 ) -> None:
     rec = read_recording(played.path)
     scene = Scene(rec.messages())

@@ -14,7 +14,8 @@ import typer
 from sacbot.errors import UserError
 
 if TYPE_CHECKING:
-    from sacbot.campaign.tournament import PairRecord, TournamentResult
+    from sacbot.campaign.tournament import TournamentResult
+    from sacbot.campaign.tournament_pair import PairRecord
 
 
 def tournament(
@@ -46,7 +47,8 @@ def tournament(
     ),
 ) -> None:
     """Round-robin: every pair of bot directories plays one game; table, OpenSkill ratings, heatmap."""
-    from sacbot.campaign.tournament import RecorderFactory, run_tournament
+    from sacbot.campaign.tournament import run_tournament
+    from sacbot.campaign.tournament_pair import RecorderFactory
 
     play_all = None
     if use_ray:
@@ -130,7 +132,7 @@ class _ProgressReporter:
         self.done_pairs = 0
         self.seen: dict[tuple[str, str], int] = {}
 
-    # sacbot.campaign.tournament.Reporter
+    # sacbot.campaign.tournament_pool.Reporter
     def start(self, pending: Sequence[tuple[str, str]], rounds: int, workers: int) -> None:
         if not pending:
             return

@@ -20,7 +20,7 @@ def replay(
 ) -> None:
     """Serve the viewer page playing FILE; prints the URL and serves until Ctrl-C."""
     from sacbot.viewer.pages import ReplayServer, replay_pages
-    from sacbot.viewer.recording import read_recording
+    from sacbot.viewer.reader import read_recording
 
     recording = read_recording(file)
     server = ReplayServer(replay_pages(recording), host=host, port=port).start()
@@ -58,7 +58,7 @@ def render(
     scans: bool = typer.Option(True, "--scans/--no-scans", help="Draw the radars' scan arcs."),
 ) -> None:
     """Draw a recording into a GIF or MP4 clip, without a browser."""
-    from sacbot.viewer.recording import read_recording
+    from sacbot.viewer.reader import read_recording
     from sacbot.viewer.render import render_clip
 
     if out.suffix.lower() not in (".gif", ".mp4"):

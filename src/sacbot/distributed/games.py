@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sacbot.campaign.loop import GameScore
-    from sacbot.campaign.tournament import PairRecord, PairTask, RecorderFactory, Reporter
+    from sacbot.campaign.tournament_pair import PairRecord, PairTask, RecorderFactory
+    from sacbot.campaign.tournament_pool import Reporter
 
 
 def _play_pair_task(task: PairTask, recorder_factory: RecorderFactory | None) -> dict[str, Any]:
-    from sacbot.campaign.tournament import play_pair
+    from sacbot.campaign.tournament_pair import play_pair
 
     return play_pair(task, None, recorder_factory).model_dump(mode="json")
 
@@ -36,7 +37,8 @@ def play_pairs_ray(
 ) -> None:
     """Every pair as a Ray task (each tried `retries` more times when it fails); `done` gets each record as it
     comes, in any order; the pairs that failed every attempt are one UserError at the end."""
-    from sacbot.campaign.tournament import PairRecord, _failed
+    from sacbot.campaign.tournament_pair import PairRecord
+    from sacbot.campaign.tournament_pool import failed_pairs_error
     from sacbot.distributed import init_ray
 
     ray = init_ray(address)
@@ -63,7 +65,7 @@ def play_pairs_ray(
         rep.round_done(pair, task.rounds)
         done(record)
     if failures:
-        raise _failed(sorted(failures, key=lambda f: f[0].index))
+        raise failed_pairs_error(sorted(failures, key=lambda f: f[0].index))
 
 
 def _eval_task(checkpoint_bytes: bytes, campaign_data: dict[str, Any], opponent: str, rounds: int) -> Any:

@@ -241,7 +241,8 @@ def _rounds_file(data: RunData) -> str:
 
 def _clip(run_dir: Path, target: Path, notes: list[str]) -> tuple[str, str] | None:
     """A GIF of the first turns of the latest eval game the campaign recorded (`[record]`), into `target`."""
-    from sacbot.viewer.recording import read_recording, recordings_in
+    from sacbot.viewer.reader import read_recording
+    from sacbot.viewer.recording import recordings_in
     from sacbot.viewer.render import render_clip
 
     found = recordings_in(RunPaths(run_dir).recordings, "-eval-")

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sacbot.errors import UserError
-from sacbot.viewer.recording import Recording
+from sacbot.viewer.reader import Recording
 
 STATIC = Path(__file__).parent / "static"
 RECORDING_PATH = "/recording.ndjson"

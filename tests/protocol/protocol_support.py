@@ -1,4 +1,5 @@
-"""Test helper (imported by the tests here): the official schemas as a jsonschema registry, and samples.
+"""Data and validators shared by the protocol tests: the official schemas as a jsonschema registry, and
+samples.
 
 The schemas use two non-standard things: a custom `extends: {$ref}` key (merged here into `allOf`) and
 JavaScript regex literals as patterns (`/^#[0-9A-F]{3,6}$/ig`, turned into `(?i)^#[0-9A-F]{3,6}$`).

@@ -1,4 +1,7 @@
-"""A small partially observable task that needs memory, for the learning test.
+"""Fixtures of the agent tests: the C GRU kernel switched on or off, and a small memory task.
+
+The memory task (`cue_train`, `cue_evaluate`): a small partially observable task that needs memory, for the
+learning test.
 
 Each episode lasts T steps. At step CUE_AT the state shows a cue c in {-1, +1}; at every other step the cue
 entry is 0. From step PAY_FROM on, the action a in [-1, 1] earns a * c (nothing before). A policy that
@@ -10,11 +13,26 @@ backpropagation through time can teach the GRUs to keep it.
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+import numpy as np
+import pytest
+
+from sacbot.agent import accel
 from sacbot.agent.inference import FastActor
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.trainer import SacTrainer, TrainerConfig
+
+R = TypeVar("R")
+
+
+def _with_kernel(enabled: bool, fn: Callable[[], R]) -> R:
+    """fn() with the `native` part on or off, every other part as it is."""
+    chosen = set(accel.active()) | {"native"} if enabled else set(accel.active()) - {"native"}
+    with accel.using(chosen):
+        return fn()
+
 
 T = 12
 BURN_IN = 4
@@ -50,7 +68,7 @@ def rewards(actions: np.ndarray, cue: float) -> np.ndarray:
     return r.astype(np.float32)
 
 
-def evaluate(trainer: SacTrainer, episodes: int = 32) -> float:
+def _evaluate(trainer: SacTrainer, episodes: int = 32) -> float:
     """Mean reward per paying step of the deterministic policy over balanced cues (chance = 0, best = 1)."""
     actor = FastActor(trainer.actor_arrays(), trainer.config.sizes)
     total = 0.0
@@ -61,7 +79,7 @@ def evaluate(trainer: SacTrainer, episodes: int = 32) -> float:
     return total / episodes
 
 
-def train(memoryless: bool, seed: int = 0, episodes: int = 300, updates_per_episode: int = 4) -> SacTrainer:
+def _train(memoryless: bool, seed: int = 0, episodes: int = 300, updates_per_episode: int = 4) -> SacTrainer:
     sizes = NetworkSizes(
         state_dim=STATE_DIM, action_dim=1, embed=32, hidden=32, head=32, memoryless=memoryless
     )
@@ -93,3 +111,23 @@ def train(memoryless: bool, seed: int = 0, episodes: int = 300, updates_per_epis
                 trainer.train_step()
             actor = FastActor(trainer.snapshot.arrays, sizes, seed=seed + episode)
     return trainer
+
+
+@pytest.fixture(scope="session")
+def with_kernel() -> Callable[[bool, Callable[[], Any]], Any]:
+    """`with_kernel(enabled, fn)`: fn() with the C GRU kernel on or off (tests compare the C loops with the
+    torch ones)."""
+    return _with_kernel
+
+
+@pytest.fixture(scope="session")
+def cue_train() -> Callable[..., SacTrainer]:
+    """`cue_train(memoryless, seed=0, episodes=300, updates_per_episode=4)`: a trainer trained on the memory
+    task."""
+    return _train
+
+
+@pytest.fixture(scope="session")
+def cue_evaluate() -> Callable[..., float]:
+    """`cue_evaluate(trainer, episodes=32)`: the deterministic policy's mean reward per paying step."""
+    return _evaluate

@@ -1,4 +1,7 @@
-"""A small but real campaign run folder for the report tests (a uniquely named helper module, not a conftest).
+"""Fixtures of the report tests: `sacbot` and checks of the report's text and images, and a run folder.
+
+The run folder (`build_run`, `build_league_run`, `play_game`): a small but real campaign run folder for the
+report tests.
 
 The real campaign loop writes campaign_log.jsonl, eval_log.jsonl, best.zip and best_score.json; each chunk
 runs the real trainer thread and round-end saver of `sacbot play`, which write latest.zip,
@@ -11,12 +14,16 @@ from __future__ import annotations
 
 import io
 import math
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
+from PIL import Image
 
 from sacbot.campaign.config import opponent_name, parse_campaign
 from sacbot.campaign.loop import CampaignLoop, ChunkFailed, ChunkOutcome, GameScore
@@ -27,20 +34,14 @@ from sacbot.runtime.records import ChannelItem, RoundReport, Transition
 from sacbot.runtime.saver import RoundEndSaver
 from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
-EVAL_OPPONENTS = ("SpinBot", "Walls")
-# (wins, score share) per eval chunk and opponent, out of EVAL_ROUNDS rounds.
-EVAL_RESULTS: dict[int, dict[str, tuple[int, float]]] = {
-    1: {"SpinBot": (8, 0.41), "Walls": (4, 0.30)},
-    2: {"SpinBot": (15, 0.66), "Walls": (9, 0.52)},
-    3: {"SpinBot": (19, 0.81), "Walls": (15, 0.66)},
-}
-EVAL_ROUNDS = 20
+from .report_support import EVAL_OPPONENTS, EVAL_RESULTS, EVAL_ROUNDS
+
 CHUNK_ROUNDS = 3
 BUDGET = 3
 ROUND_TURNS = 40
 
 
-def wait_for(condition: Callable[[], bool], what: str, limit_s: float = 30.0) -> None:
+def _wait_for(condition: Callable[[], bool], what: str, limit_s: float = 30.0) -> None:
     deadline = time.monotonic() + limit_s
     while not condition():
         assert time.monotonic() < deadline, f"gave up waiting for {what}"
@@ -108,7 +109,7 @@ def _transitions(rng: np.random.Generator) -> list[Transition]:
     return out
 
 
-def play_game(
+def _play_game(
     weights: Path,
     opponent: str | None,
     scores: Sequence[tuple[float, float]],
@@ -131,13 +132,13 @@ def play_game(
         for r, (own, enemy) in enumerate(scores, start=1):
             for item in _transitions(rng):
                 channel.put(item)
-            wait_for(at_least(lambda: trainer.added, r * ROUND_TURNS), "drain")
-            wait_for(lambda: trainer.updates_here >= trainer.added // 2, "updates")
+            _wait_for(at_least(lambda: trainer.added, r * ROUND_TURNS), "drain")
+            _wait_for(lambda: trainer.updates_here >= trainer.added // 2, "updates")
             wins += own > enemy
             outcome = "won" if own > enemy else "lost"
             p99 = 1.1 + r / 10
             trainer.round_ended(RoundReport(r, outcome, 3.5, ROUND_TURNS, 0, 0.4, p99, 2.5, 0, own, enemy))
-            wait_for(at_least(lambda: trainer.rounds_saved, r), "round save")
+            _wait_for(at_least(lambda: trainer.rounds_saved, r), "round save")
             if crash_after is not None and r >= crash_after:
                 raise ChunkFailed("SacBot exited with code -9 before the game ended")
     finally:
@@ -161,7 +162,7 @@ class PlayLikeBackend:
         crash = chunk == self.crash_chunk and attempt == 1
         started = time.monotonic()
         # The opponent is a name, or a league snapshot's folder: the bot knows it by its name.
-        wins = play_game(
+        wins = _play_game(
             self.paths.weights.folder,
             opponent_name(opponent),
             scores,
@@ -182,7 +183,7 @@ class PlayLikeBackend:
         pass
 
 
-def build_run(out: Path) -> Path:
+def _build_run(out: Path) -> Path:
     """A finished 3-chunk campaign with an eval after every chunk and one crashed attempt of chunk 2."""
     campaign = parse_campaign(
         {
@@ -197,7 +198,7 @@ def build_run(out: Path) -> Path:
     return out
 
 
-def build_league_run(out: Path, budget: int = 4) -> Path:
+def _build_league_run(out: Path, budget: int = 4) -> Path:
     """A finished campaign with a `[league]` table: PFSP draws logged per chunk, and a SacSnap snapshot of
     `latest` (a real frozen twin) after every chunk joining the pool, two at most."""
     campaign = parse_campaign(
@@ -212,3 +213,73 @@ def build_league_run(out: Path, budget: int = 4) -> Path:
     )
     CampaignLoop(campaign, out, PlayLikeBackend(out), sleep=lambda s: None).run()
     return out
+
+
+def _sacbot(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sacbot", *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def _assert_png(path: Path) -> None:
+    with Image.open(path) as image:
+        assert image.format == "PNG"
+        assert image.size[0] >= 400 and image.size[1] >= 300
+        image.load()  # decodes every pixel: a truncated file fails here
+
+
+def _section(text: str, heading: str) -> str:
+    """The lines from the `## heading...` line to the next `## ` heading."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"## {heading}"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return "\n".join(lines[start:end])
+
+
+def _table_row(text: str, first_cell: str) -> list[str]:
+    rows = [line for line in text.splitlines() if line.startswith(f"| {first_cell} |")]
+    assert len(rows) == 1, f"expected one row for {first_cell}, got {rows}"
+    return [cell.strip() for cell in rows[0].strip("|").split("|")]
+
+
+@pytest.fixture(scope="session")
+def build_run() -> Callable[[Path], Path]:
+    """`build_run(out)`: a three-chunk campaign run folder at out, with scripted eval results."""
+    return _build_run
+
+
+@pytest.fixture(scope="session")
+def build_league_run() -> Callable[..., Path]:
+    """`build_league_run(out, budget=4)`: a league campaign run folder at out."""
+    return _build_league_run
+
+
+@pytest.fixture(scope="session")
+def play_game() -> Callable[..., int]:
+    """`play_game(weights, opponent, scores, rng, crash_after=None)`: one game through `sacbot play`'s trainer
+    thread and saver, with scripted round scores."""
+    return _play_game
+
+
+@pytest.fixture(scope="session")
+def sacbot() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """`sacbot(*args)`: runs `python -m sacbot args...` and returns the finished process."""
+    return _sacbot
+
+
+@pytest.fixture(scope="session")
+def assert_png() -> Callable[[Path], None]:
+    """`assert_png(path)`: the file is a whole PNG of at least 400x300."""
+    return _assert_png
+
+
+@pytest.fixture(scope="session")
+def section() -> Callable[[str, str], str]:
+    """`section(text, heading)`: the lines from the `## heading...` line to the next `## ` heading."""
+    return _section
+
+
+@pytest.fixture(scope="session")
+def table_row() -> Callable[[str, str], list[str]]:
+    """`table_row(text, first_cell)`: the cells of the one table row that starts with first_cell."""
+    return _table_row

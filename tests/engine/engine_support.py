@@ -1,6 +1,6 @@
 """Whole seeded games between scripted policies, summarised for the golden test.
 
-`python tests/engine/golden_engine.py` rewrites tests/engine/golden_games.json; do that only when a rule
+`python tests/engine/engine_support.py` rewrites tests/engine/golden_games.json; do that only when a rule
 change is intended (and say so in the commit). The summary includes a hash of every turn's rounded state,
 so any change to the rules shows up.
 """

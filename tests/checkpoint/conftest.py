@@ -1,15 +1,18 @@
-"""Small stand-ins for trainer state: plain dicts of arrays named the way the trainer names them."""
+"""Fixtures of the checkpoint tests: small stand-ins for trainer state, plain dicts of arrays named the way
+the trainer names them, and their metadata."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from sacbot.checkpoint import CheckpointMeta
 
 
-def make_arrays(seed: int = 0, hidden: int = 8) -> dict[str, np.ndarray]:
+def _make_arrays(seed: int = 0, hidden: int = 8) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     arrays: dict[str, np.ndarray] = {}
     for net in ("actor", "critic1", "critic2", "target1", "target2"):
@@ -24,10 +27,28 @@ def make_arrays(seed: int = 0, hidden: int = 8) -> dict[str, np.ndarray]:
     return arrays
 
 
-def specs_of(arrays: dict[str, np.ndarray]) -> dict[str, tuple[tuple[int, ...], str]]:
+def _specs_of(arrays: dict[str, np.ndarray]) -> dict[str, tuple[tuple[int, ...], str]]:
     return {name: (tuple(a.shape), str(a.dtype)) for name, a in arrays.items()}
 
 
-def make_meta(**changes: object) -> CheckpointMeta:
+def _make_meta(**changes: object) -> CheckpointMeta:
     base = CheckpointMeta(env_steps=123, updates=45, network_sizes={"hidden": 8, "obs": 5})
     return replace(base, **changes)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def make_arrays() -> Callable[..., dict[str, np.ndarray]]:
+    """`make_arrays(seed=0, hidden=8)`: the arrays of a small trainer (networks, optimisers, replay)."""
+    return _make_arrays
+
+
+@pytest.fixture(scope="session")
+def specs_of() -> Callable[[dict[str, np.ndarray]], dict[str, tuple[tuple[int, ...], str]]]:
+    """`specs_of(arrays)`: {name: (shape, dtype)}."""
+    return _specs_of
+
+
+@pytest.fixture(scope="session")
+def make_meta() -> Callable[..., CheckpointMeta]:
+    """`make_meta(**changes)`: a checkpoint's metadata, with the given fields changed."""
+    return _make_meta
