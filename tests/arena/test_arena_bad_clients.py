@@ -18,8 +18,9 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from sacbot.arena.connection import MAX_MESSAGE_BYTES
 from sacbot.arena.controller import Controller
-from sacbot.arena.server import MAX_MESSAGE_BYTES, EmbeddedArena
+from sacbot.arena.server import EmbeddedArena
 from sacbot.engine import game_setup_for
 
 Arena = tuple[EmbeddedArena, list[subprocess.Popen[bytes]]]

@@ -1,10 +1,10 @@
 """The arena's thin asyncio shell around `ArenaCore`, and `EmbeddedArena` (a server in a thread).
 
-Each client socket is an asyncio protocol of ours (`_ArenaConnection`) driving websockets' sans-I/O
-`ServerProtocol` through its public methods. Complete data messages go to the core right inside
-`data_received`; the core's sends are framed by the protocol and written straight into the transport (no
-task or queue per message), and one loop timer follows `core.deadline`. A client that stops reading while
-its write buffer passes `MAX_BACKLOG` is closed, so no client can make the server grow.
+Each client socket is an asyncio protocol of ours (`sacbot.arena.connection.ArenaConnection`) driving
+websockets' sans-I/O `ServerProtocol` through its public methods. Complete data messages go to the core
+right inside `data_received`; the core's sends are framed by the protocol and written straight into the
+transport (no task or queue per message), and one loop timer follows `core.deadline`. A client that stops
+reading while its write buffer passes `MAX_BACKLOG` is closed, so no client can make the server grow.
 """
 
 from __future__ import annotations
@@ -12,19 +12,18 @@ from __future__ import annotations
 import asyncio
 import http
 import logging
-import os
 import sys
 import threading
 from collections.abc import Callable
 from types import TracebackType
 
 from websockets.datastructures import Headers
-from websockets.frames import CloseCode, Frame, Opcode
+from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
-from websockets.server import ServerProtocol
 from websockets.version import version as websockets_version
 
+from sacbot.arena.connection import ArenaConnection
 from sacbot.arena.core import ArenaConfig, ArenaCore
 from sacbot.arena.core_types import CLOSE_INTERNAL, CLOSE_POLICY, GameRecorder
 from sacbot.errors import UserError
@@ -32,10 +31,7 @@ from sacbot.errors import UserError
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = 7654
-MAX_MESSAGE_BYTES = 1 << 20  # the official clients' own limit
 MAX_BACKLOG = 16 << 20  # unsent bytes per client before we give up on it
-OPEN_TIMEOUT_S = 10.0  # a socket that has not finished its opening handshake by then is dropped
-CLOSE_TIMEOUT_S = 3.0  # after a close frame, how long the client gets to end the TCP connection
 PING_INTERVAL_S = 20.0  # keepalive: a ping this often; no pong by the next one closes with 1011
 SERVER_HEADER = f"Python/{sys.version_info[0]}.{sys.version_info[1]} websockets/{websockets_version}"
 
@@ -62,8 +58,8 @@ class ArenaServer:
         self._tap = tap  # sees every text the server sends (tests validate them against the schemas)
         self._recorder = recorder
         self._http = http_handler
-        self._conns: dict[int, _ArenaConnection] = {}  # open WebSocket clients, by core id
-        self._sockets: set[_ArenaConnection] = set()  # every socket alive, handshake done or not
+        self._conns: dict[int, ArenaConnection] = {}  # open WebSocket clients, by core id
+        self._sockets: set[ArenaConnection] = set()  # every socket alive, handshake done or not
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
@@ -84,7 +80,7 @@ class ArenaServer:
         try:
             # No compression (no extensions offered): frames are small and deflate would cost more CPU than
             # the bytes it saves.
-            self._server = await loop.create_server(lambda: _ArenaConnection(self), self.host, self.port)
+            self._server = await loop.create_server(lambda: ArenaConnection(self), self.host, self.port)
         except OSError as exc:
             raise UserError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}", 2) from None
         sock = next(iter(self._server.sockets))
@@ -154,7 +150,7 @@ class ArenaServer:
 
     # ---- connections ------------------------------------------------------------------------------
 
-    def _answer(self, conn: _ArenaConnection, request: Request) -> None:
+    def _answer(self, conn: ArenaConnection, request: Request) -> None:
         """The opening handshake: accept a WebSocket upgrade (then the client joins the core), or give a plain
         HTTP GET the HTTP handler's answer."""
         protocol = conn.protocol
@@ -193,7 +189,7 @@ class ArenaServer:
         assert got == cid
         self._sync_timer()
 
-    def _message(self, conn: _ArenaConnection, data: bytes | None) -> None:
+    def _message(self, conn: ArenaConnection, data: bytes | None) -> None:
         """One complete data message from a client (None: a binary one, which the core refuses)."""
         core, cid = self.core, conn.cid
         if core is None or cid is None:
@@ -205,7 +201,7 @@ class ArenaServer:
             core.kick(cid, CLOSE_INTERNAL, "Internal server error")
         self._sync_timer()
 
-    def _gone(self, conn: _ArenaConnection) -> None:
+    def _gone(self, conn: ArenaConnection) -> None:
         self._sockets.discard(conn)
         cid = conn.cid
         if cid is None:
@@ -251,121 +247,6 @@ class ArenaServer:
         except Exception:
             log.exception("timer")
         self._sync_timer()
-
-
-class _ArenaConnection(asyncio.Protocol):
-    """One client socket: an asyncio protocol driving websockets' sans-I/O `ServerProtocol`.
-
-    Complete data messages (fragments joined) go to the server, hence the core, right inside
-    `data_received`: no queue or coroutine wake-up per message. `ServerProtocol` itself enforces the message
-    size limit (close 1009), answers pings and echoes close frames; the opening handshake is the server's
-    `_answer`.
-    """
-
-    def __init__(self, server: ArenaServer) -> None:
-        self.server = server
-        self.protocol = ServerProtocol(max_size=MAX_MESSAGE_BYTES)
-        self.transport: asyncio.Transport = None  # type: ignore[assignment]  # set in connection_made
-        self.cid: int | None = None  # the core's id once the handshake is done
-        self._parts: list[bytes] | None = None  # a fragmented message so far
-        self._binary = False
-        self._ping_out = False
-        self._closing = False  # a close is under way (`ServerProtocol.close_expected`)
-        self._timer: asyncio.TimerHandle | None = None  # the open timeout, then the close timeout
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        self.server._sockets.add(self)
-        self._timer = asyncio.get_running_loop().call_later(OPEN_TIMEOUT_S, self._open_timeout)
-
-    def data_received(self, data: bytes) -> None:
-        protocol = self.protocol
-        protocol.receive_data(data)
-        events = protocol.events_received()
-        self.flush()
-        for event in events:
-            if event.__class__ is Frame:
-                assert isinstance(event, Frame)
-                self._frame(event)
-            elif isinstance(event, Request):
-                self.server._answer(self, event)
-
-    def eof_received(self) -> None:
-        self.protocol.receive_eof()
-        self.flush()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.protocol.receive_eof()  # idempotent: the state is CLOSED from here on
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self.server._gone(self)
-
-    def _frame(self, frame: Frame) -> None:
-        op = frame.opcode
-        if op is Opcode.TEXT or op is Opcode.BINARY:
-            data = frame.data if frame.data.__class__ is bytes else bytes(frame.data)
-            if not frame.fin:
-                self._parts, self._binary = [data], op is Opcode.BINARY
-                return
-            self.server._message(self, None if op is Opcode.BINARY else data)
-        elif op is Opcode.CONT:
-            if self._parts is None:
-                return
-            self._parts.append(bytes(frame.data))
-            if frame.fin:
-                data, self._parts = b"".join(self._parts), None
-                self.server._message(self, None if self._binary else data)
-        elif op is Opcode.PONG:
-            self._ping_out = False
-        # PING and CLOSE: `ServerProtocol` has queued the pong or the echo (and the end of the stream), and
-        # `flush` sent it.
-
-    def flush(self) -> None:
-        """Write what the protocol has to send; after a close frame, give the client `CLOSE_TIMEOUT_S`."""
-        transport = self.transport
-        for data in self.protocol.data_to_send():
-            if data:
-                transport.write(data)
-            elif transport.can_write_eof():  # the end of the stream: half-close when possible
-                try:
-                    transport.write_eof()
-                except Exception:
-                    pass
-            else:
-                transport.close()
-        if not self._closing and self.protocol.close_expected():
-            self._closing = True  # the open timeout gives way to the close timeout
-            if self._timer is not None:
-                self._timer.cancel()
-            self._timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT_S, self.abort)
-
-    def close(self, code: int, reason: str) -> None:
-        """Start the closing handshake; the socket is dropped if the client does not finish it in time."""
-        if self.protocol.state is State.OPEN:
-            self.protocol.send_close(code, reason)
-            self.flush()
-        elif self.protocol.state is State.CONNECTING:
-            self.abort()
-
-    def keepalive(self) -> None:
-        if self.protocol.state is not State.OPEN:
-            return
-        if self._ping_out:  # no pong since the last ping
-            self.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
-        else:
-            self._ping_out = True
-            self.protocol.send_ping(os.urandom(4))
-        self.flush()
-
-    def _open_timeout(self) -> None:
-        self._timer = None
-        if self.protocol.state is State.CONNECTING:
-            self.abort()
-
-    def abort(self) -> None:
-        self.transport.abort()
 
 
 class EmbeddedArena:
