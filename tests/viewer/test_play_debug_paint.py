@@ -59,6 +59,7 @@ def play_game(tmp: Path, debug_graphics: bool) -> tuple[list[str | None], Path]:
                 on_tick=on_tick,
                 recorder=writer,
                 debug_graphics=debug_graphics,
+                seed=5,  # fixed start positions: the page test needs a turn with an aim point clear of bots
             )
         finally:
             writer.close()
