@@ -88,7 +88,7 @@ class _ControllerStream(ClientStream):
             msg: str | bytes = data.decode() if text else data
         except UnicodeDecodeError as exc:
             self.protocol.fail(CloseCode.INVALID_DATA, f"{exc.reason} at position {exc.start}")
-            self._flush()
+            self.flush()
             return
         self._queue.append(msg)
         self._wake()

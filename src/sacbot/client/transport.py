@@ -138,7 +138,7 @@ class _SessionStream(ClientStream):
             reply = session.receive(msg)
         if reply is not None and self.protocol.state is State.OPEN:
             self.protocol.send_text(encode(reply).encode())
-            self._flush()
+            self.flush()
         if session.finished:
             self._stop(None)
 
