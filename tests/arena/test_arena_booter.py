@@ -53,7 +53,7 @@ def test_boot_passes_the_official_environment_and_stop_leaves_no_orphans(
         sh=SPY_SH,
         info={"description": "spies", "countryCodes": ["nl", "dk"], "authors": ["Ann", "Bob"]},
     )
-    with Booter("ws://127.0.0.1:5555", "s3cret") as booter:
+    with Booter("ws://127.0.0.1:5555", "s3cret", log_dir=tmp_path / "logs") as booter:
         (bot,) = booter.boot(d)
         # The shell creates child.pid before it writes the pid: wait for the number, not the file.
         wait_for(lambda: (d / "env.json").exists() and has_text(d / "child.pid"), 20, "the launcher")
@@ -63,6 +63,7 @@ def test_boot_passes_the_official_environment_and_stop_leaves_no_orphans(
         booter.stop(bot, timeout=1.0)  # the script ignores SIGTERM: the group gets SIGKILL
         wait_for(lambda: not pid_alive(child), 5, "the launcher's child to end")
         assert not pid_alive(bot.pid)
+        assert "still running 1 s after SIGTERM; killed (SIGKILL)" in bot.log_tail(), "the log says why"
     assert seen["cwd"] == str(d)
     env = seen["env"]
     assert env["SERVER_URL"] == "ws://127.0.0.1:5555" and env["SERVER_SECRET"] == "s3cret"

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 from typing import Any
 
 import pytest
 from websockets.asyncio.server import ServerConnection
+from websockets.sync.server import ServerConnection as SyncConnection
+from websockets.sync.server import serve as serve_sync
 
+from sacbot.client.transport import ClientInterrupt, run_bot
 from sacbot.errors import UserError
 from sacbot.protocol import BotIntent, GameStartedEventForBot, RoundStartedEvent, TickEventForBot, encode
 
-from .client_support import SECRET, RecordingPolicy, _handshake, _recv, _run, _setup, _tick
+from .client_support import IDENTITY, SECRET, RecordingPolicy, _handshake, _recv, _run, _setup, _tick
 
 
 async def _into_round(ws: ServerConnection, seen: dict[str, Any]) -> None:
@@ -84,3 +89,42 @@ def test_a_policy_error_propagates_and_closes_with_1011() -> None:
     with pytest.raises(RuntimeError, match="policy bug"):
         asyncio.run(_run(handler, _Exploding(), secret=SECRET))
     assert seen[0]["close_code"] == 1011
+
+
+def test_an_interrupt_from_another_thread_closes_the_client_and_a_late_one_does_nothing() -> None:
+    """How `sacbot play` ends its client on SIGTERM: the task is cancelled, the connection closes with 1001;
+    an interrupt that comes after the client has finished must not land anywhere."""
+    seen: dict[str, Any] = {}
+    ready = threading.Event()
+
+    def handler(ws: SyncConnection) -> None:
+        ws.send(encode(_handshake()))
+        ws.recv(timeout=10)  # BotHandshake
+        ws.send(encode(GameStartedEventForBot(my_id=1, game_setup=_setup())))
+        ws.recv(timeout=10)  # BotReady
+        ready.set()
+        try:
+            ws.recv(timeout=10)
+        except Exception:
+            pass
+        seen["close_code"] = ws.close_code
+
+    interrupt = ClientInterrupt()
+    with serve_sync(handler, "127.0.0.1", 0) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.socket.getsockname()[1]
+
+        def stop_when_ready() -> None:
+            if ready.wait(10):
+                interrupt.interrupt()
+
+        threading.Thread(target=stop_when_ready, daemon=True).start()
+        with pytest.raises(asyncio.CancelledError):
+            run_bot(RecordingPolicy(), IDENTITY, f"ws://127.0.0.1:{port}", SECRET, interrupt)
+        deadline = time.monotonic() + 10
+        while "close_code" not in seen and time.monotonic() < deadline:
+            time.sleep(0.01)
+        server.shutdown()
+    assert seen["close_code"] == 1001
+    interrupt.interrupt()  # the client is gone: nothing is cancelled, nothing is raised here
+    time.sleep(0.05)

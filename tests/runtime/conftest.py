@@ -58,10 +58,13 @@ def _use_env(monkeypatch: pytest.MonkeyPatch, values: dict[str, str]) -> None:
         monkeypatch.setenv(key, value)
 
 
-def _wait_for(condition: Any, what: str, limit_s: float = 60.0) -> None:
+def _wait_for(
+    condition: Any, what: str, limit_s: float = 60.0, detail: Callable[[], str] | None = None
+) -> None:
     deadline = time.monotonic() + limit_s
     while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"gave up waiting for {what}" + (f"\n{detail()}" if detail else ""))
         time.sleep(0.05)
 
 

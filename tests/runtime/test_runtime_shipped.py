@@ -119,8 +119,9 @@ def test_play_starts_from_the_shipped_actor_and_wins(
     result = run_battle(
         [BOTS / "SacBot", BOTS / "SpinBot"], game_setup_for("1v1", number_of_rounds=3), log_dir=tmp_path / "l"
     )
-    wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "l"), "a clean exit")
-    log = bot_log(tmp_path / "l")
+    log_of = lambda: bot_log(tmp_path / "l")  # noqa: E731
+    wait_for(lambda: "sacbot play: stopped (" in log_of(), "a clean exit", detail=log_of)
+    log = log_of()
     assert "shipped actor sacbot-standard-actor.zip (campaign standard, commit" in log
     assert "radar lock (the checkpoint's)" in log
     assert _first_places(result, "SacBot") >= 2, log

@@ -139,6 +139,16 @@ class BootedBot:
     def exit_code(self) -> int | None:
         return self.process.poll()
 
+    def note(self, line: str) -> None:
+        """Append one line of the booter's own to the bot's log (what happened to the process)."""
+        if self.log_path is None:
+            return
+        try:
+            with self.log_path.open("a", encoding="utf-8") as out:
+                out.write(line + "\n")
+        except OSError:
+            pass
+
     def log_tail(self, lines: int = 5) -> str:
         if self.log_path is None or not self.log_path.exists():
             return ""
@@ -229,7 +239,7 @@ class Booter:
         try:
             bot.process.wait(timeout)
         except subprocess.TimeoutExpired:
-            pass
+            bot.note(f"booter: still running {timeout:g} s after SIGTERM; killed (SIGKILL)")
         # Children of the launcher may outlive it: the group is killed either way.
         _signal_group(bot.pid, signal.SIGKILL)
         try:

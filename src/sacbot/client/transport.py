@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from websockets.client import ClientProtocol
@@ -67,6 +69,9 @@ async def play(
     except ProtocolError as exc:
         await ws.close(CloseCode.PROTOCOL_ERROR, "bad message")
         raise UserError(f"the server at {server_url} sent a bad message: {exc}") from None
+    except asyncio.CancelledError:  # stopped from outside (SIGINT, SIGTERM, a `ClientInterrupt`)
+        await ws.close(CloseCode.GOING_AWAY, "stopped")
+        raise
     except BaseException:
         await ws.close(CloseCode.INTERNAL_ERROR)
         raise
@@ -156,11 +161,50 @@ class _SessionStream(ClientStream):
             raise failure
 
 
+class ClientInterrupt:
+    """Ends a running `run_bot` from another thread: its task is cancelled, so the client closes the
+    connection and `run_bot` raises `asyncio.CancelledError`. No signal is involved, so an interrupt that
+    comes after the client has finished does nothing at all (a signal could land in whatever runs next)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()  # a signal handler on the thread that holds it may call `interrupt`
+        self._cancel: Callable[[], object] | None = None
+        self._requested = False
+
+    def interrupt(self) -> None:
+        with self._lock:
+            self._requested = True
+            if self._cancel is not None:
+                self._cancel()
+
+    def _attach(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[SessionEnd]) -> None:
+        with self._lock:
+            self._cancel = lambda: loop.call_soon_threadsafe(task.cancel)
+            if self._requested:
+                task.cancel()
+
+    def _detach(self) -> None:
+        with self._lock:
+            self._cancel = None
+
+
 def run_bot(
     policy: BotPolicy,
     identity: BotIdentity | None = None,
     server_url: str | None = None,
     server_secret: str | None = None,
+    interrupt: ClientInterrupt | None = None,
 ) -> SessionEnd:
-    """Blocking form of `play` (runs its own event loop)."""
-    return asyncio.run(play(policy, identity, server_url, server_secret))
+    """Blocking form of `play` (runs its own event loop); `interrupt` lets another thread end it."""
+
+    async def main() -> SessionEnd:
+        task = asyncio.current_task()
+        if interrupt is None or task is None:
+            return await play(policy, identity, server_url, server_secret)
+        interrupt._attach(asyncio.get_running_loop(), task)
+        try:
+            return await play(policy, identity, server_url, server_secret)
+        finally:
+            interrupt._detach()
+
+    return asyncio.run(main())

@@ -9,6 +9,7 @@ A trainer crash ends the process with a clear error (exit 3) and a watchdog make
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import signal
@@ -44,14 +45,17 @@ class PlayResult:
 class _Stopper:
     """SIGTERM handling. A booter often stops its bots the moment a game ends, before a bot has read the
     last RoundEnded/GameEnded already waiting in its socket; so SIGTERM first lets the client go on for a
-    short grace, then takes the SIGINT path (asyncio cancels the client cleanly). A second SIGTERM does not
-    wait. Once the game loop is over (`playing` False) a SIGTERM no longer interrupts: the trainer is saving.
+    short grace, then cancels the client (it closes the connection cleanly). A second SIGTERM does not wait.
+    Once the game loop is over (`playing` False) a SIGTERM no longer interrupts: the trainer is saving.
     """
 
     def __init__(self, grace_s: float = _SIGTERM_GRACE_S) -> None:
         self.grace_s = grace_s
         self.reason: str | None = None
         self.playing = True
+        from sacbot.client.transport import ClientInterrupt
+
+        self.client = ClientInterrupt()  # ends the client only while it runs: never a stray signal later
         self._previous: Any = None
 
     def install(self) -> None:
@@ -71,27 +75,11 @@ class _Stopper:
         if first and self.grace_s > 0:
             threading.Thread(target=self._after_grace, name="sacbot-sigterm", daemon=True).start()
             return
-        handler = signal.getsignal(signal.SIGINT)
-        if callable(handler):
-            handler(signal.SIGINT, frame)  # asyncio's runner: cancel the main task, end cleanly
-        else:
-            raise KeyboardInterrupt
+        self.client.interrupt()
 
     def _after_grace(self) -> None:
         time.sleep(self.grace_s)
-        if self.playing:
-            _interrupt_main()
-
-
-def _interrupt_main() -> None:
-    """Wake the main thread with a real SIGINT (interrupts a blocking poll), else the simulated one."""
-    main = threading.main_thread()
-    if hasattr(signal, "pthread_kill") and main.ident is not None:
-        signal.pthread_kill(main.ident, signal.SIGINT)
-    else:
-        import _thread
-
-        _thread.interrupt_main()
+        self.client.interrupt()
 
 
 def apply_speed_levers(settings: SacbotSettings) -> None:
@@ -230,8 +218,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             watchdog = threading.Timer(_CRASH_GRACE_S, os._exit, (TRAINER_CRASH_EXIT,))
             watchdog.daemon = True  # a clean exit does not wait for it
             watchdog.start()
-            if stopper.playing:  # else the main thread is already stopping the trainer
-                _interrupt_main()
+            stopper.client.interrupt()  # does nothing once the game loop is over
 
         trainer = TrainerThread(
             learner,
@@ -272,11 +259,11 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         trainer.start()
     reason = "game ended"
     try:
-        run_bot(policy, identity, env.server_url, env.server_secret)
+        run_bot(policy, identity, env.server_url, env.server_secret, stopper.client)
         stopper.playing = False
         if not policy.game_over:
             reason = stopper.reason or ("game aborted" if policy.aborted else "server closed")
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         stopper.playing = False
         reason = stopper.reason or ("trainer crashed" if crash else "SIGINT")
     finally:
