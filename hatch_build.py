@@ -25,7 +25,8 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-# The modules that define a C kernel: module-level string constants KERNEL_NAME and C_SOURCE.
+# The modules that define a C kernel: a module-level string constant KERNEL_NAME, and the C source either as
+# the string constant C_SOURCE or in the file <KERNEL_NAME>.c beside the module (package data).
 KERNEL_MODULES = ("sacbot/agent/accel/native_gru.py", "sacbot/agent/native_step.py")
 
 
@@ -40,17 +41,27 @@ def _load(path: Path, name: str) -> ModuleType | None:
 
 
 def kernel_sources(src: Path) -> list[tuple[str, str]]:
-    """(KERNEL_NAME, C_SOURCE) of each kernel module, read from its syntax tree (its imports need torch)."""
+    """(KERNEL_NAME, C source) of each kernel module, read from its syntax tree (its imports need torch): its
+    string literal C_SOURCE, else the file <KERNEL_NAME>.c beside it."""
     found: list[tuple[str, str]] = []
     for rel in KERNEL_MODULES:
+        module = src / rel
         constants: dict[str, str] = {}
-        for node in ast.parse((src / rel).read_text()).body:
+        for node in ast.parse(module.read_text()).body:
             if not isinstance(node, ast.Assign) or len(node.targets) != 1:
                 continue
             target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id in ("KERNEL_NAME", "C_SOURCE"):
+            if (
+                isinstance(target, ast.Name)
+                and target.id in ("KERNEL_NAME", "C_SOURCE")
+                and isinstance(node.value, ast.Constant)
+            ):
                 constants[target.id] = ast.literal_eval(node.value)
-        found.append((constants["KERNEL_NAME"], constants["C_SOURCE"]))
+        name = constants["KERNEL_NAME"]
+        source = constants.get("C_SOURCE")
+        if source is None:
+            source = (module.parent / f"{name}.c").read_text()
+        found.append((name, source))
     return found
 
 

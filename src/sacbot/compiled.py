@@ -58,6 +58,7 @@ COMPILED_MODULES = (
     "sacbot.opponents.base",
     "sacbot.opponents.corners",
     "sacbot.opponents.crazy",
+    "sacbot.opponents.dispatch",
     "sacbot.opponents.fire",
     "sacbot.opponents.motion",
     "sacbot.opponents.my_first_bot",

@@ -22,7 +22,8 @@ import pytest
 from sacbot.agent import accel
 from sacbot.agent.inference import FastActor
 from sacbot.agent.networks import NetworkSizes
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 
 R = TypeVar("R")
 
@@ -105,7 +106,8 @@ def _train(memoryless: bool, seed: int = 0, episodes: int = 300, updates_per_epi
     for episode in range(episodes):
         cue = 1.0 if rng.random() < 0.5 else -1.0
         states, actions, hidden = rollout(actor, cue, deterministic=False)
-        trainer.record_round(states, actions, rewards(actions, cue), done, hidden)
+        trainer.replay.add_round(states, actions, rewards(actions, cue), done, hidden)
+        trainer.env_steps += len(actions)
         if episode >= 8:
             for _ in range(updates_per_episode):
                 trainer.train_step()

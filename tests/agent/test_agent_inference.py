@@ -16,7 +16,8 @@ import torch
 
 from sacbot.agent.inference import FastActor
 from sacbot.agent.networks import Actor, NetworkSizes, squashed_sample
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 
 
 def torch_arrays(actor: Actor) -> dict[str, np.ndarray]:

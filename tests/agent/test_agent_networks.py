@@ -22,9 +22,9 @@ def test_shapes() -> None:
     assert mu.shape == (5, 7, 4) and log_std.shape == (5, 7, 4) and out.shape == (5, 7, 128)
     assert float(log_std.min()) >= -20.0 and float(log_std.max()) <= 2.0
     x = torch.cat([obs, torch.rand(5, 7, 4)], -1)
-    q, hs = critic.sequence(x, critic.initial_hidden(5))
-    assert q.shape == (2, 5, 7) and hs[0].shape == (5, 7, 128) and hs[1].shape == (5, 7, 128)
-    assert critic.step(x, hs).shape == (2, 5, 7)
+    q, hs, gh = critic.sequence_tm(x.transpose(0, 1), critic.initial_hidden(5))  # time-major, as trained
+    assert q.shape == (2, 7, 5) and hs.shape == (2, 7, 5, 128) and gh.shape == (2, 7, 5, 3 * 128)
+    assert critic.step(x, hs.transpose(1, 2)).shape == (2, 5, 7)
     a, logp = squashed_sample(mu, log_std, torch.randn_like(mu))
     assert a.shape == (5, 7, 4) and logp.shape == (5, 7) and float(a.abs().max()) < 1.0
 
@@ -72,7 +72,8 @@ def test_twin_critic_equals_two_plain_critics() -> None:
     sz = NetworkSizes(embed=16, hidden=16, head=8)
     twin = TwinCritic(sz)
     x = torch.randn(3, 5, 21)
-    q, hs = twin.sequence(x, twin.initial_hidden(3))
+    q_tm, hs_tm, _ = twin.sequence_tm(x.transpose(0, 1), twin.initial_hidden(3))
+    q, hs = q_tm.transpose(1, 2), hs_tm.transpose(1, 2)  # batch-first, as nn.GRU(batch_first=True) gives
     for c in range(2):
         fc = nn.Linear(21, 16)
         gru = nn.GRU(16, 16, batch_first=True)

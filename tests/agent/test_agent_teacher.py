@@ -11,7 +11,8 @@ import torch
 from sacbot.agent.features import UNSEEN_ENEMY
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.teacher import distillation_loss, teacher_action
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.env import TankRoyaleEnv
 
 W, H = 800.0, 600.0

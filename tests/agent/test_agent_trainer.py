@@ -9,7 +9,8 @@ import torch
 from sacbot.agent import accel
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.replay import Batch
-from sacbot.agent.trainer import SacTrainer, TrainerConfig, clipping_divisors, resolve_device
+from sacbot.agent.trainer import SacTrainer, clipping_divisors
+from sacbot.agent.trainer_config import TrainerConfig, resolve_device
 from sacbot.errors import UserError
 
 SMALL = NetworkSizes(embed=16, hidden=16, head=8)
@@ -282,7 +283,7 @@ def _n_step_reference(
 
 @pytest.mark.parametrize("n", [1, 2, 5, 16])
 def test_n_step_targets_match_a_hand_written_sum(n: int) -> None:
-    from sacbot.agent.trainer import n_step_targets
+    from sacbot.agent.n_step import n_step_targets
 
     rng = np.random.default_rng(n)
     rew = rng.standard_normal((16, 6)).astype(np.float32)

@@ -34,7 +34,8 @@ TICK = (
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
 
     path = tmp_path_factory.mktemp("ckpt") / "fresh.zip"
     sac = SacTrainer(TrainerConfig(seed=11, device="cpu", replay_capacity=64))

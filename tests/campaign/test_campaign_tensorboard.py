@@ -61,12 +61,15 @@ def test_pretraining_and_every_chunk_bot_get_the_folder(
 
     commands: list[list[str]] = []
 
-    def run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
-        commands.append(cmd)
-        return subprocess.CompletedProcess(cmd, 0)
+    class Pretraining:  # the train-fast process, as the backend starts and waits for it
+        def __init__(self, cmd: list[str], **kwargs: Any) -> None:
+            commands.append(cmd)
+
+        def wait(self, timeout: float | None = None) -> int:
+            return 0
 
     monkeypatch.setattr(backend, "_game", game)
-    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.setattr(subprocess, "Popen", Pretraining)
     backend.pretrain(lambda event: None)
     backend.run_chunk(1, "SpinBot", 2, lambda event: None)
     backend.run_eval(tmp_path / "candidate.zip", "SpinBot", 2, lambda event: None)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import pickle
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -212,6 +214,22 @@ def test_atomic_text_and_json_writers(tmp_path: Path) -> None:
     atomic_write_text(tmp_path / "sub" / "round_counter.json", "replaced")
     assert (tmp_path / "sub" / "round_counter.json").read_text() == "replaced"
     assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["round_counter.json"]
+
+
+def test_a_write_removes_the_temporary_files_a_killed_writer_of_the_same_file_left(tmp_path: Path) -> None:
+    old = time.time() - 2 * 3600
+    stale = tmp_path / ".best.zip.k1ll3d.sacbot-tmp"
+    other = tmp_path / ".latest.zip.k1ll3d.sacbot-tmp"
+    live = tmp_path / ".best.zip.wr1t1ng.sacbot-tmp"
+    for path in (stale, other, live):
+        path.write_bytes(b"partial")
+    for path in (stale, other):
+        os.utime(path, (old, old))
+    save_checkpoint(tmp_path / "best.zip", {"w": np.zeros(3, np.float32)}, None)
+    assert not stale.exists()  # an hour old, of the same target: a killed writer's
+    assert other.exists() and live.exists()  # another target waits for its own write; a fresh one may be live
+    atomic_write_json(tmp_path / "latest.zip", {})
+    assert not other.exists() and live.exists()
 
 
 def test_a_header_that_lies_about_the_shape_is_refused_before_allocating(tmp_path: Path) -> None:

@@ -125,7 +125,8 @@ def test_verify_export_and_bad_input(
 
 
 def test_new_writes_a_seeded_fresh_trainer_that_verify_checks_against_the_networks(tmp_path: Path) -> None:
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
 
     out = tmp_path / "fresh.zip"
     made = sacbot("new", str(out), "--seed", "3")

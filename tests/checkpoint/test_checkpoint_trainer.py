@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from sacbot.agent.networks import NetworkSizes
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import (
     CheckpointError,
     load_checkpoint,

@@ -25,7 +25,7 @@ from sacbot.protocol import (
     RoundStartedEvent,
     SkippedTurnEvent,
     WonRoundEvent,
-    decode_as,
+    decode,
     encode,
 )
 
@@ -153,7 +153,8 @@ def test_client_plays_a_scripted_two_round_game_over_a_real_socket() -> None:
 
 async def _wrong_secret(ws: ServerConnection, seen: dict[str, Any]) -> None:
     await ws.send(encode(_handshake()))
-    hs = decode_as(await ws.recv(), BotHandshake)
+    hs = decode(await ws.recv())
+    assert isinstance(hs, BotHandshake)
     seen["secret"] = hs.secret
     await ws.close(1008, "Invalid secret")
 

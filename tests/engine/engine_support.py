@@ -1,4 +1,4 @@
-"""Whole seeded games between scripted policies, summarised for the golden test.
+"""Whole seeded games between scripted policies, summarised for the golden test; the server's sector test.
 
 `python tests/engine/engine_support.py` rewrites tests/engine/golden_games.json; do that only when a rule
 change is intended (and say so in the commit). The summary includes a hash of every turn's rounded state,
@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
 from sacbot.engine import Game, Participant, game_setup_for
 from sacbot.engine import events as ev
+from sacbot.engine.geometry import is_line_intersecting_circle
+from sacbot.engine.rules import DEG_TO_RAD
 from sacbot.engine.scripted import POLICIES
 from sacbot.protocol import to_dict
 
@@ -81,6 +84,39 @@ def summarise() -> dict[str, Any]:
     return {
         name: play(gt, rounds, seed, policies, teams) for name, gt, rounds, seed, policies, teams in GAMES
     }
+
+
+def is_circle_intersecting_sector(
+    cx: float,
+    cy: float,
+    circle_radius: float,
+    sx: float,
+    sy: float,
+    sector_radius: float,
+    start_deg: float,
+    end_deg: float,
+) -> bool:
+    """The server's `isCircleIntersectingSector` (`model/math.kt`), ported as written: circle inside or
+    touching the sector swept counter-clockwise from start_deg to end_deg. `sacbot.engine.scans` inlines it
+    (the arms once per scanner); the scan tests check the two agree."""
+    vx = cx - sx
+    vy = cy - sy
+    reach = sector_radius + circle_radius
+    if vx * vx + vy * vy > reach * reach:
+        return False
+    a0 = start_deg * DEG_TO_RAD
+    a1 = end_deg * DEG_TO_RAD
+    x0 = math.cos(a0) * sector_radius
+    y0 = math.sin(a0) * sector_radius
+    x1 = math.cos(a1) * sector_radius
+    y1 = math.sin(a1) * sector_radius
+    # Between the arms: not clockwise of the start arm, clockwise of the end arm
+    # (isClockwise: v1x*v2y <= v1y*v2x).
+    if not (x0 * vy <= y0 * vx) and (x1 * vy <= y1 * vx):
+        return True
+    return is_line_intersecting_circle(sx, sy, sx + x0, sy + y0, cx, cy, circle_radius) or (
+        is_line_intersecting_circle(sx, sy, sx + x1, sy + y1, cx, cy, circle_radius)
+    )
 
 
 if __name__ == "__main__":

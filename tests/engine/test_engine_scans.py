@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from sacbot.engine import Game, Intent
 from sacbot.engine.events import TurnEvents
-from sacbot.engine.geometry import is_circle_intersecting_sector
 from sacbot.engine.scans import scan_all, scan_angles
 from sacbot.protocol import ScannedBotEvent
+
+from .engine_support import is_circle_intersecting_sector
 
 
 def _scanned(game: Game, bot_id: int) -> list[int]:

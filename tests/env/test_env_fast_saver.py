@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import best_path, opponent_best_path, read_meta
 from sacbot.env.fast_saver import FastSaver, resume, resumed_meta
 from sacbot.records import read_round_counter

@@ -15,7 +15,8 @@ import pytest
 
 from sacbot.agent.features import RoundMemory, action_to_intent, observe
 from sacbot.agent.inference import FastActor
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import load_checkpoint
 from sacbot.env import TankRoyaleEnv
 from sacbot.env.league import FastLeague, FrozenActorBot, parse_weighted_opponents

@@ -16,7 +16,8 @@ import torch
 from stable_baselines3 import SAC
 from stable_baselines3.common.env_checker import check_env
 
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import CheckpointMeta, save_checkpoint
 from sacbot.env import ENV_ID
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
-from sacbot.checkpoint import latest_path, load_for_game, opponent_best_path, restore_trainer
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
+from sacbot.checkpoint import latest_path, load_for_game, opponent_best_path, read_meta, restore_trainer
 from sacbot.env.train import train_fast
 
 
@@ -47,3 +50,38 @@ def test_cli_rejects_an_unknown_opponent_with_one_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Nobody" in result.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_sigterm_saves_where_the_run_stands_and_the_rerun_resumes_with_the_replay(tmp_path: Path) -> None:
+    """A supervisor's `kill` loses nothing: train-fast saves at once, keeps its replay and exits 130."""
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "sacbot", "train-fast", "--opponents", "Target", "--envs", "2"]
+    command += ["--out", str(out), "--save-every", "300", "--seed", "3"]
+    proc = subprocess.Popen(
+        [*command, "--steps", "100000000"], stderr=subprocess.PIPE, text=True, env={**os.environ}
+    )
+    assert proc.stderr is not None
+    lines: list[str] = []
+    try:
+        while sum("saved" in line for line in lines) < 2:
+            line = proc.stderr.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        proc.send_signal(signal.SIGTERM)
+        _, rest = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    err = "".join(lines) + rest
+    assert proc.returncode == 130, err
+    assert "interrupted: saving where the run stands" in rest and "run the same command to resume" in rest
+    last = int(re.findall(r"saved \S+ \(env steps (\d+)", err)[-1])
+    assert re.search(r"interrupted: saving where the run stands\n.*saved ", rest)  # a save of its own
+    meta = read_meta(latest_path(out))
+    assert meta is not None and meta.env_steps == last
+    assert (out / "replay.npz").is_file() and "kept" in rest
+    again = subprocess.run(
+        [*command, "--steps", "100"], capture_output=True, text=True, timeout=300, env={**os.environ}
+    )
+    assert again.returncode == 0, again.stderr
+    assert f"resumed from {latest_path(out)} (env steps {last}" in again.stderr
+    assert re.search(r"replay: \d+ kept rounds \(\d+ steps\)", again.stderr), again.stderr

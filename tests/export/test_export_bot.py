@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 import torch
 
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.arena.battle import run_battle
 from sacbot.arena.booter import Booter, launch_command, read_bot_dir
 from sacbot.arena.controller import play_game

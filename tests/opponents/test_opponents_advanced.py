@@ -11,9 +11,11 @@ import pytest
 
 from sacbot.engine import game_setup_for
 from sacbot.opponents import ADVANCED_NAMES, CLASSIC_NAMES, make_opponent
-from sacbot.opponents.duel import GF_BINS, DuelBot, GuessFactorGun
+from sacbot.opponents.duel import DuelBot
+from sacbot.opponents.guess_factor import GuessFactorGun
 from sacbot.opponents.local import LocalBattle
 from sacbot.opponents.surfer import Surfer
+from sacbot.opponents.waves import GF_BINS
 from sacbot.protocol import BotIntent, BulletFiredEvent, TickEventForBot
 
 

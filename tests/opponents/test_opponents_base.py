@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TypeVar
 
 from sacbot.opponents import make_opponent
-from sacbot.opponents.base import PRIORITY_HIT_BY_BULLET, ClassicBot, Script
+from sacbot.opponents.base import ClassicBot
+from sacbot.opponents.dispatch import PRIORITY_HIT_BY_BULLET, Script
 from sacbot.protocol import (
     BotState,
     BulletFiredEvent,

@@ -1,5 +1,5 @@
-"""Data and validators shared by the protocol tests: the official schemas as a jsonschema registry, and
-samples.
+"""Data and validators shared by the protocol tests: the official schemas as a jsonschema registry, samples,
+and a decoder for one nested class on its own.
 
 The schemas use two non-standard things: a custom `extends: {$ref}` key (merged here into `allOf`) and
 JavaScript regex literals as patterns (`/^#[0-9A-F]{3,6}$/ig`, turned into `(?i)^#[0-9A-F]{3,6}$`).
@@ -10,12 +10,16 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
+
+from sacbot.protocol.models import _CLASS_DECODERS
+
+_M = TypeVar("_M")
 
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 BASE = "https://schemas.tank-royale.local/"
@@ -139,3 +143,13 @@ def _value(key: str, prop: dict[str, Any], full: bool) -> Any:
 def validate(class_name: str, instance: Any) -> None:
     """Raise jsonschema.ValidationError unless the instance fits the official schema of that class."""
     VALIDATORS[class_name].validate(instance)
+
+
+def from_dict_as(d: Any, cls: type[_M]) -> _M:
+    """A parsed JSON object -> an instance of `cls` by its generated decoder (`cls` need not be a message,
+    e.g. GameSetup, and `type` is not required); the codec runs these decoders only nested in a message."""
+    dec = _CLASS_DECODERS.get(cls)
+    if dec is None:
+        raise TypeError(f"{cls!r} is not a protocol class")
+    result: _M = dec(d)
+    return result

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import CheckpointMeta, save_checkpoint
 
 RAY = shutil.which("ray", path=str(Path(sys.executable).parent)) or "ray"

@@ -40,7 +40,8 @@ def test_a_seeded_tournament_on_ray_equals_the_local_one(tmp_path: Path) -> None
 
 
 def test_an_eval_on_ray_plays_each_opponent_as_a_task(tmp_path: Path) -> None:
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import CheckpointMeta, save_checkpoint
 
     trainer = SacTrainer(TrainerConfig(device="cpu"))

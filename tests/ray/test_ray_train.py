@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 import ray
 
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import latest_path, restore_trainer
 from sacbot.distributed.learner import RayProgress, train_ray
 

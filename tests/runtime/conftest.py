@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.runtime.learner import AgentLearner
 from sacbot.runtime.records import RoundReport, Transition
 

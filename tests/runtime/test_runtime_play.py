@@ -159,7 +159,8 @@ def test_eval_mode_writes_nothing_and_changes_no_weight(
     wait_for: Callable[..., None],
     bot_log: Callable[[Path], str],
 ) -> None:
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import CheckpointMeta
 
     weights = tmp_path / "weights"

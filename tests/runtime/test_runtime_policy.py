@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from sacbot.agent.networks import NetworkSizes
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.engine import game_setup_for
 from sacbot.opponents import make_opponent
 from sacbot.opponents.local import LocalBattle

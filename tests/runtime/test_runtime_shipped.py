@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sacbot.agent.trainer import SacTrainer, TrainerConfig
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.arena.battle import run_battle
 from sacbot.arena.controller import GameResult
 from sacbot.checkpoint import CheckpointMeta, load_checkpoint, read_meta, save_checkpoint

@@ -33,7 +33,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 def play_game(tmp: Path, debug_graphics: bool) -> tuple[list[str | None], Path]:
     """One round of SacBot (eval mode, a fresh init) against TrackFire, recorded; SacBot's debug graphics
     as observers saw them, one entry per tick."""
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
 
     weights = tmp / "weights"
     sac = SacTrainer(TrainerConfig(seed=11, device="cpu", replay_capacity=64))

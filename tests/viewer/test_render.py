@@ -18,7 +18,7 @@ from sacbot.viewer.reader import read_recording
 from sacbot.viewer.render import render_clip
 from sacbot.viewer.scene import Scene, pick_frames
 
-from .viewer_support import Played
+from .viewer_support import Played, screen
 
 STYLE = style()
 
@@ -61,14 +61,14 @@ def test_a_gif_of_a_round_has_the_frames_and_the_tanks_where_they_were(
         assert gif.info["duration"] == 100
         painter = Painter(scene, 800)
         # y points up in the arena and down in the image.
-        assert painter.screen(0, 0)[1] - painter.screen(0, 600)[1] == pytest.approx(600)
+        assert screen(painter, 0, 0)[1] - screen(painter, 0, 600)[1] == pytest.approx(600)
         for n in sampled:
             gif.seek(n)
             frame = gif.convert("RGB")
             for bot in scene.ticks[indices[n]]["botStates"]:
                 # The radar's round base sits on the bot's centre, in the bot's radar colour.
                 radar = bot.get("radarColor") or STYLE["defaults"]["radarColor"]
-                x, y = painter.screen(bot["x"], bot["y"])
+                x, y = screen(painter, bot["x"], bot["y"])
                 got = frame.getpixel((int(x), int(y)))
                 assert isinstance(got, tuple) and _close(got, radar, 40), (n, bot["name"], got)
 
@@ -81,7 +81,7 @@ def test_the_clip_uses_the_pages_rules(played: Played) -> None:
     assert (painter.width, painter.height) == (400, 330)
     img = painter.paint(0)
     assert img.getpixel((5, 5)) == (64, 64, 64)  # canvas.background "#404040" above the battlefield
-    left, top = painter.screen(0, 600)
+    left, top = screen(painter, 0, 600)
     assert top == pytest.approx(STYLE["canvas"]["padding"] / 2)
     assert img.getpixel((int(left) + 200, int(top) + 150)) == (0, 0, 0)  # canvas.ground
     # The explosions' randomness is the page's (viewer.js mulberry32, as a JS engine computes it).

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sacbot.viewer.pages import style
 from sacbot.viewer.recording import RecordingWriter
+
+if TYPE_CHECKING:
+    from sacbot.viewer.painter import Painter
 
 # Drawn when the bot may debug: a 40x40 red square with its lower-left corner at arena (100, 100), in the
 # official Bot API's SVG form (viewBox 0 0 5000 5000, arena units, y up).
@@ -19,6 +23,12 @@ DEBUG_SVG = (
 
 STYLE = style()
 PAD = STYLE["canvas"]["padding"]
+
+
+def screen(painter: Painter, x: float, y: float) -> tuple[float, float]:
+    """Arena (y up) to the painter's final image pixels (y down), where a test samples a colour:
+    `Painter.to_px` without the supersampling."""
+    return (painter.ox / painter.ss + x * painter.k, painter.oy / painter.ss - y * painter.k)
 
 
 @dataclass

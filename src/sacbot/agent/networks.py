@@ -191,11 +191,6 @@ class TwinCritic(nn.Module):
         out, gh = _run_gru(self._embed(x, w), h0, (w[2], w[3], w[4], w[5]), self.sizes.memoryless)
         return self._q(out, w), out, gh
 
-    def sequence(self, x: Tensor, h0: Tensor) -> tuple[Tensor, Tensor]:
-        """Batch-first x (B, T, D), h0 (2, B, H) -> Q (2, B, T) and GRU outputs (2, B, T, H)."""
-        q, out, _ = self.sequence_tm(x.transpose(0, 1), h0)
-        return q.transpose(1, 2), out.transpose(1, 2)
-
     def step(
         self, x: Tensor, h_prev: Tensor, ws: tuple[Tensor, ...] | None = None, detach: bool = False
     ) -> Tensor:

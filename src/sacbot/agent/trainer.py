@@ -1,4 +1,5 @@
-"""The SAC-GRU trainer: losses, optimisation, target averaging, published actor snapshots, checkpoint arrays.
+"""The SAC-GRU trainer: losses, optimisation, target averaging, published actor snapshots, and the checkpoint
+interface (`state_arrays`, `load_state_arrays`; the array names live in `sacbot.agent.trainer_state`).
 
 `_update` is SAC with twin critics and automatic temperature, as CleanRL writes it, over windows of
 L = burn_in + train_len transitions (L + 1 states), time-major:
@@ -9,7 +10,8 @@ L = burn_in + train_len transitions (L + 1 states), time-major:
    r + gamma (1 - d) (min_k Q_targ,k(s_{t+1}, a') - alpha log pi(a'|s_{t+1})), a' ~ pi, each Q_targ one GRU
    step of the target weights from the critic's hidden state after step t. That history comes from the online
    critics' pass (target_history="online", default; Polyak keeps the two close) or from a full pass of the
-   target critics over the window (target_history="target"). n_step > 1: n-step soft targets.
+   target critics over the window (target_history="target"). n_step > 1: n-step soft targets
+   (`sacbot.agent.n_step`).
 4. Actor loss: alpha log pi(a|s_t) - min_k Q_k(s_t, a), a ~ pi, critic weights detached: one GRU step of the
    critics from their data hidden state h_{t-1}.
 5. Temperature loss: -log alpha (log pi + target entropy).
@@ -26,117 +28,19 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor
 
-from sacbot.agent import accel
-from sacbot.agent.networks import Actor, NetworkSizes, TwinCritic, squashed_sample
+from sacbot.agent import accel, trainer_state
+from sacbot.agent.n_step import n_step_targets
+from sacbot.agent.networks import Actor, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
 from sacbot.agent.teacher import distillation_loss
-from sacbot.errors import UserError
-
-# Stacked critic parameter -> the per-critic name it is saved under (as a torch.nn critic would name it).
-CRITIC_NAMES = {
-    "fc_in_weight": "fc_in.weight",
-    "fc_in_bias": "fc_in.bias",
-    "gru_weight_ih": "gru.weight_ih_l0",
-    "gru_weight_hh": "gru.weight_hh_l0",
-    "gru_bias_ih": "gru.bias_ih_l0",
-    "gru_bias_hh": "gru.bias_hh_l0",
-    "head_weight": "fc_head.weight",
-    "head_bias": "fc_head.bias",
-    "q_weight": "q.weight",
-    "q_bias": "q.bias",
-}
-ADAM_KEYS = ("step", "exp_avg", "exp_avg_sq")
-
-
-@dataclass(frozen=True)
-class TrainerConfig:
-    """Trainer settings; the defaults are the issue's."""
-
-    sizes: NetworkSizes = field(default_factory=NetworkSizes)
-    batch_size: int = 64
-    burn_in: int = 8
-    train_len: int = 16
-    gamma: float = 0.99
-    tau: float = 0.005
-    actor_lr: float = 3e-4
-    critic_lr: float = 3e-4
-    alpha_lr: float = 3e-4
-    init_alpha: float = 0.2
-    target_entropy: float | None = None  # None: -action_dim
-    grad_clip: float = 1.0
-    replay_capacity: int = 200_000
-    device: str = "auto"  # auto: cuda when present, else cpu
-    seed: int = 0
-    # Where the target critics' recurrent history comes from: "online" reuses the online critics' (detached)
-    # hidden states, so a target is one GRU step of the target weights; "target" runs the target critics over
-    # the whole window first (one more pass of two GRUs over L steps, about a sixth of an update's work).
-    target_history: str = "online"
-    # Opt-in kickstarting (`sacbot.agent.teacher`): the weight of the distillation term
-    # mean ||tanh(mu(s_t)) - teacher(s_t)||^2 added to the actor loss on the trained steps; 0 = off.
-    kickstart: float = 0.0
-    # Kickstart annealing: the weight falls linearly from `kickstart` at update 0 to 0 at this update count
-    # (the learner's own, kept in checkpoints, so a resumed run goes on fading); 0 = a constant weight.
-    kickstart_anneal: int = 0
-    # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
-    # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
-    n_step: int = 1
-    arena_width: float = 800.0  # the teacher reads positions in these units (the 1v1 arena)
-    arena_height: float = 600.0
-
-    @property
-    def window(self) -> int:
-        return self.burn_in + self.train_len
-
-    def entropy_target(self) -> float:
-        return -float(self.sizes.action_dim) if self.target_entropy is None else self.target_entropy
-
-    def kickstart_weight(self, updates: int) -> float:
-        """The distillation term's weight at this update count (see `kickstart_anneal`)."""
-        if self.kickstart_anneal <= 0:
-            return self.kickstart
-        return self.kickstart * max(0.0, 1.0 - updates / self.kickstart_anneal)
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.n_step <= self.train_len:
-            raise UserError(f"n_step must be 1 to {self.train_len} (the trained steps), not {self.n_step}", 2)
-        if self.kickstart_anneal < 0:
-            raise UserError("kickstart_anneal must be 0 (a constant weight) or more updates", 2)
-
-
-def n_step_targets(rew: Tensor, done: Tensor, value: Tensor, gamma: float, n: int) -> Tensor:
-    """Soft n-step targets for T trained steps, time-major (T, B) each: `value[t]` is the soft value of the
-    state after step t, V(s_{t+1}). y_t sums gamma^k r_{t+k} for k < n while no terminal came before, then
-    bootstraps from V(s_{t+n'}), n' = min(n, T - t), unless a terminal came first; n = 1: one-step SAC."""
-    steps = rew.shape[0]
-    ret = torch.zeros_like(rew)
-    live = torch.ones_like(rew)  # 1 while no terminal has come before step t + k
-    boot = torch.zeros_like(rew)
-    for k in range(n):
-        if k >= steps:
-            break
-        pad = rew.new_zeros((k,) + rew.shape[1:])
-        r_k = torch.cat([rew[k:], pad])
-        d_k = torch.cat([done[k:], pad])
-        v_k = torch.cat([value[k:], pad])
-        valid = torch.cat([rew.new_ones((steps - k,) + rew.shape[1:]), pad])  # t + k inside the window
-        ret = ret + valid * live * (gamma**k) * r_k
-        live_next = live * (1.0 - d_k)
-        # The last step summed for row t: k = n - 1, or the window's last step (t + k = T - 1).
-        last = torch.zeros_like(valid)
-        if k == n - 1:
-            last = valid
-        else:
-            last[steps - 1 - k] = 1.0
-        boot = boot + last * live_next * (gamma ** (k + 1)) * v_k
-        live = live_next
-    return ret + boot
+from sacbot.agent.trainer_config import TrainerConfig, resolve_device
 
 
 @dataclass(frozen=True)
@@ -146,15 +50,6 @@ class ActorSnapshot:
     version: int
     updates: int
     arrays: Mapping[str, np.ndarray]
-
-
-def resolve_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        # A setting the user chose (SACBOT_DEVICE=cuda): one clear line, not torch's assertion traceback.
-        raise UserError(f"device {name!r} was asked for, but torch sees no CUDA device (use cpu or auto)", 2)
-    return torch.device(name)
 
 
 def clipping_divisors(groups: list[list[Tensor]], max_norm: float) -> list[tuple[Tensor, Tensor]]:
@@ -179,32 +74,11 @@ def _numpy_copy(t: Tensor) -> np.ndarray:
     return t.numpy().copy() if t.device.type == "cpu" else t.cpu().numpy()
 
 
-def _np_rng_to_array(rng: np.random.Generator) -> np.ndarray:
-    st = rng.bit_generator.state
-    if st["bit_generator"] != "PCG64":
-        raise ValueError("only PCG64 generators are saved")
-    mask = (1 << 64) - 1
-    s, inc = st["state"]["state"], st["state"]["inc"]
-    return np.array([s >> 64, s & mask, inc >> 64, inc & mask, st["has_uint32"], st["uinteger"]], np.uint64)
-
-
-def _array_to_np_rng(a: np.ndarray) -> np.random.Generator:
-    v = [int(x) for x in a]
-    bg = np.random.PCG64()
-    bg.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": (v[0] << 64) | v[1], "inc": (v[2] << 64) | v[3]},
-        "has_uint32": v[4],
-        "uinteger": v[5],
-    }
-    return np.random.Generator(bg)
-
-
 class SacTrainer:
     """Owns the networks, optimisers, replay and random generators of one learner.
 
     Thread model: one thread runs `train_step`/`update`; others may call `state_arrays` (it waits for the
-    running     pass, so the arrays are consistent) and read `snapshot` (one reference read, never blocks).
+    running pass, so the arrays are consistent) and read `snapshot` (one reference read, never blocks).
     """
 
     def __init__(self, config: TrainerConfig | None = None, replay: SequenceReplay | None = None) -> None:
@@ -263,13 +137,6 @@ class SacTrainer:
         """Store one environment transition (with the actor hidden state it acted from) and count it."""
         self.replay.add(obs, action, reward, next_obs, done, hidden)
         self.env_steps += 1
-
-    def record_round(
-        self, obs: np.ndarray, action: np.ndarray, reward: np.ndarray, done: np.ndarray, hidden: np.ndarray
-    ) -> None:
-        """Store a whole round: obs (T+1, S), action (T, A), reward (T,), done (T,), hidden (T, H)."""
-        self.replay.add_round(obs, action, reward, done, hidden)
-        self.env_steps += len(action)
 
     def end_round(self) -> None:
         """Close the open round without a terminal flag (a truncated or aborted round: no bootstrap cut)."""
@@ -428,12 +295,15 @@ class SacTrainer:
         """The actor's weights as float32 numpy arrays named `actor.<torch name>` (fresh copies)."""
         return {f"actor.{name}": _numpy_copy(p) for name, p in self.actor.named_parameters()}
 
-    def publish(self) -> ActorSnapshot:
-        """Publish the current actor as a new immutable snapshot (a single reference swap)."""
+    def _frozen_actor_arrays(self) -> dict[str, np.ndarray]:
         arrays = self.actor_arrays()
         for a in arrays.values():
             a.setflags(write=False)
-        snap = ActorSnapshot(self.snapshot.version + 1, self.updates, arrays)
+        return arrays
+
+    def publish(self) -> ActorSnapshot:
+        """Publish the current actor as a new immutable snapshot (a single reference swap)."""
+        snap = ActorSnapshot(self.snapshot.version + 1, self.updates, self._frozen_actor_arrays())
         self.snapshot = snap
         return snap
 
@@ -441,84 +311,23 @@ class SacTrainer:
     def network_sizes(self) -> dict[str, Any]:
         return self.config.sizes.as_dict()
 
-    def _named_tensors(self) -> dict[str, tuple[Tensor, int | None]]:
-        """Every saved tensor: name -> (tensor, index into the stacked critic dim or None)."""
-        out: dict[str, tuple[Tensor, int | None]] = {}
-        for name, p in self.actor.named_parameters():
-            out[f"actor.{name}"] = (p, None)
-        for prefix, module in (("critic", self.critic), ("target", self.target)):
-            for name, p in module.named_parameters():
-                for i in (0, 1):
-                    out[f"{prefix}{i + 1}.{CRITIC_NAMES[name]}"] = (p, i)
-        out["log_alpha"] = (self.log_alpha, None)
-        for oname, opt, named in (
-            ("actor", self.actor_opt, [(f"actor.{n}", p, None) for n, p in self.actor.named_parameters()]),
-            (
-                "critic",
-                self.critic_opt,
-                [
-                    (f"critic{i + 1}.{CRITIC_NAMES[n]}", p, i)
-                    for n, p in self.critic.named_parameters()
-                    for i in (0, 1)
-                ],
-            ),
-            ("alpha", self.alpha_opt, [("log_alpha", self.log_alpha, None)]),
-        ):
-            for pname, param, idx in named:
-                state = opt.state[param]
-                for key in ADAM_KEYS:
-                    t = state[key]
-                    out[f"adam.{oname}.{pname}.{key}"] = (t, None if key == "step" else idx)
-        return out
-
     def state_arrays(self) -> dict[str, np.ndarray]:
         """Every tensor of the learner (actor, critic1/2, target1/2, log_alpha, Adam state), the random
         generators and the counters, as numpy arrays with stable names. Consistent: taken between passes."""
         with self._lock:
-            out: dict[str, np.ndarray] = {}
-            for name, (t, idx) in self._named_tensors().items():
-                v = t.detach() if idx is None else t.detach()[idx]
-                out[name] = v.to("cpu", copy=True).numpy()
-            out["rng.torch"] = self.generator.get_state().numpy().copy()
-            out["rng.numpy"] = _np_rng_to_array(self.np_rng)
-            out["counters.env_steps"] = np.array(self.env_steps, np.int64)
-            out["counters.updates"] = np.array(self.updates, np.int64)
-            out["counters.actor_version"] = np.array(self.snapshot.version, np.int64)
-            return out
+            return trainer_state.state_arrays(self)
 
     def array_specs(self) -> dict[str, tuple[tuple[int, ...], str]]:
         """name -> (shape, dtype) of every array `state_arrays` gives (and `load_state_arrays` expects)."""
-        specs: dict[str, tuple[tuple[int, ...], str]] = {}
-        for name, (t, idx) in self._named_tensors().items():
-            shape = tuple(t.shape) if idx is None else tuple(t.shape[1:])
-            specs[name] = (shape, str(t.dtype).removeprefix("torch."))
-        specs["rng.torch"] = ((len(self.generator.get_state()),), "uint8")
-        specs["rng.numpy"] = ((6,), "uint64")
-        for c in ("env_steps", "updates", "actor_version"):
-            specs[f"counters.{c}"] = ((), "int64")
-        return specs
+        return trainer_state.array_specs(self)
 
     def load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         """Restore everything `state_arrays` saved; training then continues bit-identically.
 
         Raises ValueError naming the first missing or mis-shaped array (nothing is changed then).
         """
-        specs = self.array_specs()
-        for name, (shape, dtype) in specs.items():
-            if name not in arrays:
-                raise ValueError(f"checkpoint lacks array {name!r}")
-            a = np.asarray(arrays[name])
-            if tuple(a.shape) != shape or str(a.dtype) != dtype:
-                raise ValueError(f"array {name!r} is {a.dtype}{list(a.shape)}, expected {dtype}{list(shape)}")
+        trainer_state.check_arrays(self.array_specs(), arrays)
         with self._lock, torch.no_grad():
-            for name, (t, idx) in self._named_tensors().items():
-                src = torch.from_numpy(np.array(arrays[name])).to(t.device)
-                (t if idx is None else t[idx]).copy_(src)
-            self.generator.set_state(torch.from_numpy(np.array(arrays["rng.torch"])))
-            self.np_rng = _array_to_np_rng(np.asarray(arrays["rng.numpy"]))
-            self.env_steps = int(arrays["counters.env_steps"])
-            self.updates = int(arrays["counters.updates"])
-            arrays_now = self.actor_arrays()
-            for a in arrays_now.values():
-                a.setflags(write=False)
-            self.snapshot = ActorSnapshot(int(arrays["counters.actor_version"]), self.updates, arrays_now)
+            trainer_state.load_arrays(self, arrays)
+            version = int(arrays["counters.actor_version"])
+            self.snapshot = ActorSnapshot(version, self.updates, self._frozen_actor_arrays())

@@ -1,7 +1,7 @@
 """The arena core's game run: from the bots' BotReady to the game's end or abort, with the turn loop, its
 pacing (TPS, turn timeout) and the round ends. A mixin of `ArenaCore` (`sacbot.arena.core`), which owns the
-connections and the controller's commands; the `ServerState` transitions into and out of a running game
-live here (`_start`, `_stop`)."""
+connections, through `ControlCommands` (`core_control`, the controller's commands); the `ServerState`
+transitions into and out of a running game live here (`_start`, `_stop`)."""
 
 from __future__ import annotations
 

@@ -93,7 +93,8 @@ def _broadcast(spec: RunnerSpec, arrays: dict[str, np.ndarray], repeats: int) ->
 def _updates_standalone(chunks: list[dict[str, Any]], device: str, window_s: float) -> tuple[float, int]:
     import torch
 
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
 
     torch.set_num_threads(1)  # as train-fast and train_ray (--torch-threads 1)
     trainer = SacTrainer(TrainerConfig(device=device))
@@ -110,8 +111,9 @@ def _updates_standalone(chunks: list[dict[str, Any]], device: str, window_s: flo
 def _updates_fed(
     opponents: str, envs: int, device: str, warmup: int, window_s: float, expected: float
 ) -> dict[str, float]:
-    """updates/s of `train_ray` with 2 runners, between its first update and its last. Small calls (8 vector
-    steps) so that the run ends close to `window_s` of updates after the warm-up."""
+    """updates/s of `train_ray` with 2 runners, between its first update and its last (over the whole run when
+    they all fell between two progress calls). Small calls (8 vector steps) so that the run ends close to
+    `window_s` of updates after the warm-up."""
     from sacbot.distributed.learner import RayProgress, train_ray
 
     samples: list[tuple[float, int]] = []
@@ -128,9 +130,10 @@ def _updates_fed(
             chunk_steps=8, save_every=10**9, device=device, replay_keep=0, max_restarts=0, view=watch,
             max_turns=1_000,
         )  # fmt: skip
-    rate = 0.0
     if len(samples) >= 2 and samples[-1][0] > samples[0][0]:
         rate = (samples[-1][1] - samples[0][1]) / (samples[-1][0] - samples[0][0])
+    else:  # every update fell between two progress calls (a loaded machine): the whole run's rate
+        rate = summary.updates / max(summary.seconds, 1e-9)
     return {
         "learner_fed_updates_per_s": round(rate, 2),
         "learner_fed_utd_held": float(summary.figures["utd_held"]),
@@ -147,7 +150,8 @@ def bench_ray(
     address: str | None = None,
 ) -> dict[str, Any]:
     """The figures (see the module docstring), as one flat dict."""
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.distributed import init_ray
 
     ray = init_ray(address)

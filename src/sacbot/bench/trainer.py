@@ -65,7 +65,8 @@ def bench_trainer(
     after (`gemm_gflops`): on a shared VM the rate follows its busy minutes, and these show how much."""
     import torch
 
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
 
     torch.set_num_threads(threads)
     trainer = SacTrainer(TrainerConfig(batch_size=batch, device=device, replay_capacity=8 * 400))
@@ -108,7 +109,8 @@ def compare_eager(batch: int = 64, threads: int = 1, seconds: float = 10.0) -> d
     alternating one update of each in this process, so machine noise hits both alike. Medians per update."""
     import torch
 
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.bench.eager_reference import EagerSac
 
     torch.set_num_threads(threads)

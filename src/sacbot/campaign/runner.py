@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,6 +28,8 @@ from sacbot.campaign.scoring import summarize_results
 from sacbot.campaign.watch import GameWatch, WatchedGame
 from sacbot.errors import UserError
 from sacbot.rundir import RunPaths, WeightsPaths
+
+PRETRAIN_STOP_S = 120.0  # how long an interrupted pretraining may take to save before it is killed
 
 
 class ArenaBackend:
@@ -125,17 +128,24 @@ class ArenaBackend:
         self.paths.logs.mkdir(parents=True, exist_ok=True)
         log_path = self.paths.logs / "pretrain.log"
         with open(log_path, "ab") as log_file:  # stdout stays free for --json progress lines
-            done = subprocess.run(
-                cmd,
-                check=False,
-                stdout=log_file,
-                stderr=subprocess.STDOUT,
-                env={**os.environ, **self.campaign.bot.environment()},
-            )
-        if done.returncode == 2:
+            env = {**os.environ, **self.campaign.bot.environment()}
+            proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env)
+            try:
+                returncode = proc.wait()
+            except KeyboardInterrupt:
+                # Ctrl-C reached train-fast too (one process group), SIGTERM to the campaign reaches it here:
+                # either way it saves where it stands and keeps its replay, so the re-run resumes from there.
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(PRETRAIN_STOP_S)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+                raise
+        if returncode == 2:
             raise UserError(f"pretrain: `sacbot train-fast` refused the settings (see {log_path})", 2)
-        if done.returncode != 0:
-            raise ChunkFailed(f"pretraining exited with code {done.returncode}")
+        if returncode != 0:
+            raise ChunkFailed(f"pretraining exited with code {returncode}")
         if pretrain.latest.is_file():
             from sacbot.campaign.loop import copy_tree_file
 

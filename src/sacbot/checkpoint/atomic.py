@@ -4,11 +4,13 @@
 A temporary file in the target's own folder (so the rename never crosses a filesystem) is written, flushed and
 fsynced, renamed over the target, and then the folder is fsynced so the rename itself survives a power cut.
 A kill at any moment leaves either the old file or the new one, never a mix; at worst a stale temporary file
-named `.<target>.<random>.sacbot-tmp` stays behind (see `remove_stale_temps`).
+named `.<target>.<random>.sacbot-tmp` stays behind, and the next write of the same target removes it once it
+is an hour old (`remove_stale_temps`).
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import tempfile
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 TEMP_SUFFIX = ".sacbot-tmp"
+STALE_AFTER_S = 3600.0  # a temporary file this old has no live writer
 
 
 def _current_umask() -> int:
@@ -68,6 +71,7 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None
         tmp.unlink(missing_ok=True)
         raise
     fsync_folder(folder)
+    remove_stale_temps(folder, target.name)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
@@ -89,14 +93,16 @@ def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, sort_keys=True) + "\n")
 
 
-def remove_stale_temps(folder: str | os.PathLike[str], older_than_s: float = 3600.0) -> list[Path]:
-    """Remove temporary files a killed writer left in `folder`, if older than `older_than_s`; returns them.
-
-    The age threshold keeps a live writer's temporary file safe.
+def remove_stale_temps(
+    folder: str | os.PathLike[str], name: str | None = None, older_than_s: float = STALE_AFTER_S
+) -> list[Path]:
+    """Remove the temporary files that killed writers of `name` (every target by default) left in `folder`,
+    if older than `older_than_s`; returns them. The age threshold keeps a live writer's temporary file safe.
     """
     removed: list[Path] = []
     cutoff = time.time() - older_than_s
-    for entry in Path(folder).glob(f".*{TEMP_SUFFIX}"):
+    pattern = f".{glob.escape(name)}.*{TEMP_SUFFIX}" if name is not None else f".*{TEMP_SUFFIX}"
+    for entry in Path(folder).glob(pattern):
         try:
             if entry.is_file() and entry.stat().st_mtime < cutoff:
                 entry.unlink()

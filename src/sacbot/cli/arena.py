@@ -10,6 +10,7 @@ from typing import Any
 
 import typer
 
+from sacbot.cli.interrupts import stops_on_sigterm
 from sacbot.errors import UserError
 
 app = typer.Typer(help="The embedded Tank Royale-compatible server.", no_args_is_help=True)
@@ -150,26 +151,25 @@ def run(
     setup = game_setup_for(game_type, **overrides)
     recorder = RecordingWriter(record) if record is not None else None
     # Ctrl-C and SIGTERM both unwind through the booter's clean-up: no bot process is left behind.
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    try:
-        result = run_battle(
-            dirs,
-            setup,
-            connect_timeout=connect_timeout,
-            tps=tps,
-            seed=seed,
-            log_dir=log_dir,
-            recorder=recorder,
-            debug_graphics=debug_graphics,
-        )
-    except KeyboardInterrupt:
-        raise UserError("interrupted; every bot process was stopped", 130) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        if recorder is not None:
-            recorder.close()
-            for path in recorder.files:
-                typer.echo(f"recorded: {path}", err=True)
+    with stops_on_sigterm():
+        try:
+            result = run_battle(
+                dirs,
+                setup,
+                connect_timeout=connect_timeout,
+                tps=tps,
+                seed=seed,
+                log_dir=log_dir,
+                recorder=recorder,
+                debug_graphics=debug_graphics,
+            )
+        except KeyboardInterrupt:
+            raise UserError("interrupted; every bot process was stopped", 130) from None
+        finally:
+            if recorder is not None:
+                recorder.close()
+                for path in recorder.files:
+                    typer.echo(f"recorded: {path}", err=True)
     if json_output:
         typer.echo(
             json.dumps(
@@ -188,7 +188,3 @@ def run(
         table.add_row(*(str(getattr(r, key)) for key, _ in _COLUMNS))
     # Piped output is not squeezed to 80 columns.
     Console(width=None if sys.stdout.isatty() else 200).print(table)
-
-
-def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt

@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from sacbot.cli.interrupts import stops_on_sigterm
 from sacbot.errors import UserError
 
 
@@ -76,16 +77,17 @@ def train_campaign(
     loop = CampaignLoop(campaign, run_dir, backend, report, remote_eval=remote_eval)
     view.best = loop.best_composite()
     try:
-        if json_output:
-            loop.run()
-        else:
-            with Live(view.render(), console=console, refresh_per_second=4, transient=False) as live_view:
-                live = live_view
+        with stops_on_sigterm():  # a supervisor's SIGTERM stops the run as Ctrl-C does
+            if json_output:
                 loop.run()
-            live = None
-            console.print()
-            console.print(view.summary())
-            console.print(f"run folder: {run_dir}")
+            else:
+                with Live(view.render(), console=console, refresh_per_second=4, transient=False) as live_view:
+                    live = live_view
+                    loop.run()
+                live = None
+                console.print()
+                console.print(view.summary())
+                console.print(f"run folder: {run_dir}")
     except KeyboardInterrupt:
         raise UserError(
             f"interrupted; the last completed round is saved in {run_dir}; re-run the same command to resume",

@@ -35,7 +35,8 @@ def _fresh_trainer(seed: int, sizes: dict[str, Any] | None = None) -> Any:
     The replay is tiny: it is never part of an archive, and a fresh trainer only provides weights and specs.
     """
     from sacbot.agent.networks import NetworkSizes
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
 
     try:
         network_sizes = NetworkSizes(**sizes) if sizes else NetworkSizes()

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from sacbot.cli.interrupts import stops_once
+
 
 def train_fast(
     opponents: str = typer.Option(
@@ -114,23 +116,30 @@ def train_fast(
             option = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "a league option"
             raise UserError(f"{option}: {err['msg'].removeprefix('Value error, ')}", exit_code=2) from None
 
-    summary = run(
-        opponents,
-        out,
-        steps=steps,
-        envs=envs,
-        seed=seed,
-        updates_per_step=updates_per_step,
-        save_every=save_every,
-        workers=workers,
-        torch_threads=torch_threads,
-        teacher_lead=teacher_lead,
-        rounds_per_game=rounds_per_game,
-        league_config=league,
-        replay_keep=load_sacbot_settings().replay_keep,
-        tensorboard=tensorboard,
-        log=lambda line: print(f"sacbot train-fast: {line}", file=sys.stderr, flush=True),
-    )
+    with stops_once():  # Ctrl-C or SIGTERM: save where the run stands, keep the replay, exit 130
+        try:
+            summary = run(
+                opponents,
+                out,
+                steps=steps,
+                envs=envs,
+                seed=seed,
+                updates_per_step=updates_per_step,
+                save_every=save_every,
+                workers=workers,
+                torch_threads=torch_threads,
+                teacher_lead=teacher_lead,
+                rounds_per_game=rounds_per_game,
+                league_config=league,
+                replay_keep=load_sacbot_settings().replay_keep,
+                tensorboard=tensorboard,
+                log=lambda line: print(f"sacbot train-fast: {line}", file=sys.stderr, flush=True),
+            )
+        except KeyboardInterrupt:
+            raise UserError(
+                f"interrupted; latest.zip and the kept replay are in {out}; run the same command to resume",
+                130,
+            ) from None
     rate = (summary.env_steps and summary.env_steps / max(summary.seconds, 1e-9)) or 0.0
     typer.echo(
         f"trained {summary.env_steps} env steps, {summary.updates} updates, {summary.rounds} rounds "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from sacbot.cli.interrupts import stops_on_sigterm
 from sacbot.errors import UserError
 
 if TYPE_CHECKING:
@@ -69,36 +69,31 @@ def tournament(
 
     reporter = None if json_output else _ProgressReporter()
     # Ctrl-C and SIGTERM both unwind through the booters' clean-up: no bot process is left behind.
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    try:
-        result = run_tournament(
-            list(dirs or []),
-            rounds,
-            game_type,
-            out,
-            workers=workers,
-            seed=seed,
-            connect_timeout=connect_timeout,
-            reporter=reporter,
-            recorder_factory=recorder_factory,
-            play_all=play_all,
-        )
-    except KeyboardInterrupt:
-        raise UserError(
-            f"interrupted; finished pairs are kept in {out}; run the same command again to resume", 130
-        ) from None
-    finally:
-        if reporter is not None:
-            reporter.close()
-        signal.signal(signal.SIGTERM, previous)
+    with stops_on_sigterm():
+        try:
+            result = run_tournament(
+                list(dirs or []),
+                rounds,
+                game_type,
+                out,
+                workers=workers,
+                seed=seed,
+                connect_timeout=connect_timeout,
+                reporter=reporter,
+                recorder_factory=recorder_factory,
+                play_all=play_all,
+            )
+        except KeyboardInterrupt:
+            raise UserError(
+                f"interrupted; finished pairs are kept in {out}; run the same command again to resume", 130
+            ) from None
+        finally:
+            if reporter is not None:
+                reporter.close()
     if json_output:
         print(json.dumps(result.model_dump(mode="json")))
         return
     _print_result(result)
-
-
-def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 class _ProgressReporter:

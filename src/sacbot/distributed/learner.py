@@ -144,7 +144,8 @@ def train_ray(
     names = tuple(name for name, _ in weighted)
     if steps < 1 or envs < 1 or runners < 1 or chunk_steps < 1 or utd < 0 or not math.isfinite(utd):
         raise UserError("--steps, --envs, --runners must be at least 1 and the UTD ratio 0 or more", 2)
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import latest_path
     from sacbot.env.fast_saver import FastSaver, resume, resumed_meta
     from sacbot.runtime.learner import AgentLearner

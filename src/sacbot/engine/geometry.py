@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
-from sacbot.engine.rules import DEG_TO_RAD
-
 
 def is_point_on_line(px: float, py: float, x1: float, y1: float, x2: float, y2: float) -> bool:
     """Point on segment: cross product near 0 (1e-6), then within the segment's dominant extent."""
@@ -89,34 +85,3 @@ def is_line_intersecting_line(
                 )
         return False
     return True
-
-
-def is_circle_intersecting_sector(
-    cx: float,
-    cy: float,
-    circle_radius: float,
-    sx: float,
-    sy: float,
-    sector_radius: float,
-    start_deg: float,
-    end_deg: float,
-) -> bool:
-    """Circle inside or touching the sector swept counter-clockwise from start_deg to end_deg."""
-    vx = cx - sx
-    vy = cy - sy
-    reach = sector_radius + circle_radius
-    if vx * vx + vy * vy > reach * reach:
-        return False
-    a0 = start_deg * DEG_TO_RAD
-    a1 = end_deg * DEG_TO_RAD
-    x0 = math.cos(a0) * sector_radius
-    y0 = math.sin(a0) * sector_radius
-    x1 = math.cos(a1) * sector_radius
-    y1 = math.sin(a1) * sector_radius
-    # Between the arms: not clockwise of the start arm, clockwise of the end arm
-    # (isClockwise: v1x*v2y <= v1y*v2x).
-    if not (x0 * vy <= y0 * vx) and (x1 * vy <= y1 * vx):
-        return True
-    return is_line_intersecting_circle(sx, sy, sx + x0, sy + y0, cx, cy, circle_radius) or (
-        is_line_intersecting_circle(sx, sy, sx + x1, sy + y1, cx, cy, circle_radius)
-    )

@@ -63,7 +63,8 @@ def scan_all(bots: list[Bot], events: ev.TurnEvents) -> None:
                 if is_line_intersecting_circle(sx, sy, ex, ey, target.x, target.y, BOT_RADIUS):
                     _report(scanner, target, events)
             continue
-        # The sector's arms, once per scanner (is_circle_intersecting_sector computes them per target).
+        # The sector's arms, once per scanner (the server's isCircleIntersectingSector computes them per
+        # target; its port is the scan tests' oracle, in tests/engine/engine_support.py).
         a0 = start * DEG_TO_RAD
         a1 = end * DEG_TO_RAD
         x0 = cos(a0) * RADAR_RADIUS

@@ -115,7 +115,8 @@ def train_fast(
         names = tuple(dict.fromkeys(name for name, w in weighted if w > 0))
         league = FastLeague([(n, w) for n, w in weighted if w > 0], league_config, Path(out), seed=seed)
     from sacbot.agent.inference import FastActor
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import latest_path
     from sacbot.runtime.learner import AgentLearner
 
@@ -210,6 +211,7 @@ def train_fast(
         saver.save(learner, last_metrics)
         say(f"saved {latest_path(out)} (env steps {trainer.env_steps}, updates {trainer.updates})")
 
+    interrupted = False
     try:
         while trainer.env_steps - start_steps < steps:
             actions, new_hidden = actor.step_batch(obs, hidden, deterministic=False)
@@ -257,6 +259,10 @@ def train_fast(
                 next_save += save_every
         if saved_at != trainer.env_steps:
             save()
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through the CLI: keep what was learnt since the last save
+        interrupted = True
+        say("interrupted: saving where the run stands")
+        save()
     finally:
         vec.close()
         if blas_limit is not None:
@@ -267,6 +273,8 @@ def train_fast(
         # For whoever trains on from latest.zip (the next `sacbot play` of a campaign, a resumed run).
         rounds, kept_steps = saver.keep_replay(learner, replay_keep)
         say(f"kept {rounds} rounds ({kept_steps} steps) of replay in {saver.paths.replay}")
+    if interrupted:
+        raise KeyboardInterrupt
     return FastTrainingSummary(
         env_steps=trainer.env_steps,
         updates=trainer.updates,

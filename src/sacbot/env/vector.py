@@ -190,7 +190,3 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             self.pool = None
         for env in self.envs:
             env.close()
-
-
-def make_vec_env(num_envs: int, opponents: str | Sequence[str], **kwargs: Any) -> VecTankRoyaleEnv:
-    return VecTankRoyaleEnv(num_envs, opponents, **kwargs)

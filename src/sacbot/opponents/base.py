@@ -5,8 +5,10 @@ self.forward(100)`) plus event handlers (`on_scanned_bot`, `on_hit_wall`, ...). 
 each `yield` is one turn (the official `go()`). A handler that needs blocking moves starts them with
 `self.interrupt(generator, priority)`; that script runs on top of `run()` until it finishes, and events of the
 same or lower priority are dropped meanwhile (the official libraries do not dispatch them while a handler
-blocks, and let them expire). `on_tick` turns the whole state into one complete `BotIntent` per turn, so the
-same object serves the socket client (the `BotPolicy` contract) and in-process engine games.
+blocks, and let them expire); that event loop is `EventDispatch` (`sacbot.opponents.dispatch`). This module
+owns the rest: the bot's state, the official API's commands and blocking moves, and `on_tick`, which turns the
+whole state into one complete `BotIntent` per turn, so the same object serves the socket client (the
+`BotPolicy` contract) and in-process engine games.
 
 Pure: no I/O, no clock; randomness comes from a `random.Random` seeded at construction.
 """
@@ -15,47 +17,28 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Generator, Iterator
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
 
+from sacbot.opponents.dispatch import PRIORITY_CUSTOM, EventDispatch, Script
 from sacbot.opponents.motion import Motion, direction_to, normalize_relative
 from sacbot.protocol import (
-    BotDeathEvent,
-    BotHitBotEvent,
-    BotHitWallEvent,
     BotIntent,
-    BulletHitBotEvent,
     Event,
     GameEndedEventForBot,
     GameStartedEventForBot,
     RoundEndedEventForBot,
     RoundStartedEvent,
-    ScannedBotEvent,
     SkippedTurnEvent,
     TickEventForBot,
-    WonRoundEvent,
 )
-
-Script = Generator[None, None, None]
-
-# Official default event priorities (REFERENCE.md section 12), highest first.
-PRIORITY_WON_ROUND = 150
-PRIORITY_CUSTOM = 120
-PRIORITY_DEATH_OF_OTHER = 100
-PRIORITY_BULLET_HIT = 70
-PRIORITY_HIT_BY_BULLET = 50
-PRIORITY_HIT_WALL = 40
-PRIORITY_HIT_BOT = 30
-PRIORITY_SCANNED_BOT = 20
-PRIORITY_DEATH = 10
-_NO_HANDLER = -1  # the run() script: every event may interrupt it
 
 
 # Compiled (`sacbot.compiled`), yet open to subclasses written in plain Python: your own opponents, tests.
 @mypyc_attr(allow_interpreted_subclasses=True)
-class ClassicBot:
+class ClassicBot(EventDispatch):
     """Base class of the classic opponents; subclasses override `run` and the `on_*` handlers they need."""
 
     # Class-level (ClassVar): read from the class itself, e.g. `opponent_class(name).name`.
@@ -79,9 +62,8 @@ class ClassicBot:
         self.arena_width = 800.0
         self.arena_height = 600.0
         self.motion = Motion()
-        self._pending: list[Event] = []
-        # Running scripts, run() at the bottom: (script, priority of the event that started it, replaceable).
-        self._scripts: list[tuple[Iterator[None], int, bool]] = []
+        self._pending = []
+        self._scripts = []
         self._new_round()
 
     # -- BotPolicy ------------------------------------------------------------------------------------------
@@ -149,24 +131,7 @@ class ClassicBot:
                 setattr(intent, key, value)
         return intent
 
-    # -- what subclasses write ------------------------------------------------------------------------
-
-    def run(self) -> Script:
-        """The main loop; the default stands still forever."""
-        while True:
-            yield
-
-    def on_scanned_bot(self, e: ScannedBotEvent) -> None: ...
-    def on_hit_by_bullet(self, e: BulletHitBotEvent) -> None: ...
-    def on_bullet_hit(self, e: BulletHitBotEvent) -> None: ...
-    def on_hit_wall(self, e: BotHitWallEvent) -> None: ...
-    def on_hit_bot(self, e: BotHitBotEvent) -> None: ...
-    def on_won_round(self, e: WonRoundEvent) -> None: ...
-    def on_death(self, e: BotDeathEvent) -> None: ...
-    def on_bot_death(self, e: BotDeathEvent) -> None: ...
-
-    def custom_events(self) -> None:
-        """Checked every turn after the wire events (the samples' custom conditions, priority 120)."""
+    # -- what subclasses write (besides `run` and the `EventDispatch` handlers) ----------------------------
 
     def on_round_over(self, won: bool) -> None:
         """Once per round, at its end (learning across rounds, like Corners' corner switch)."""
@@ -266,10 +231,6 @@ class ClassicBot:
         while not condition():
             yield
 
-    def interrupt(self, script: Script, priority: int) -> None:
-        """Run `script` (a handler's blocking moves) on top of whatever runs now."""
-        self._scripts.append((script, priority, False))
-
     # -- geometry helpers -----------------------------------------------------------------------------------
 
     def direction_to(self, x: float, y: float) -> float:
@@ -311,20 +272,6 @@ class ClassicBot:
     def on_new_round(self) -> None:
         """Reset per-round fields of a subclass."""
 
-    def _priority(self) -> int:
-        return self._scripts[-1][1] if self._scripts else _NO_HANDLER
-
-    def _may_handle(self, priority: int) -> bool:
-        if not self._scripts:
-            return True
-        _, top, replaceable = self._scripts[-1]
-        if priority > top:
-            return True
-        if priority == top and replaceable:
-            self._scripts.pop()  # the handler asked to be restarted by a fresh event (official rescan())
-            return True
-        return False
-
     def _dispatch(self, events: list[Event]) -> None:
         ordered = sorted(events, key=self._event_priority, reverse=True) if len(events) > 1 else events
         for e in ordered:
@@ -340,65 +287,6 @@ class ClassicBot:
             elif kind == "WonRoundEvent":
                 self.won_this_round = True
             self._offer(e)
-
-    def _offer(self, e: Event) -> None:
-        """Handle `e` now if no handler of its priority or above is busy; else keep it for this turn."""
-        if self._may_handle(self._event_priority(e)):
-            self._handle(e)
-        else:
-            self._pending.append(e)
-
-    def _retry_pending(self) -> None:
-        """A handler script finished this turn: this turn's events it held back get their turn now."""
-        pending, self._pending = self._pending, []
-        for e in pending:
-            self._offer(e)
-
-    def _handle(self, e: Event) -> None:
-        if isinstance(e, ScannedBotEvent):
-            if e.scanned_by_bot_id == self.my_id or not self.my_id:
-                self.on_scanned_bot(e)
-        elif isinstance(e, BulletHitBotEvent):
-            if e.victim_id == self.my_id:
-                self.on_hit_by_bullet(e)
-            elif e.bullet.owner_id == self.my_id:
-                self.on_bullet_hit(e)
-        elif isinstance(e, BotHitWallEvent):
-            self.on_hit_wall(e)
-        elif isinstance(e, BotHitBotEvent):
-            self.on_hit_bot(e)
-        elif isinstance(e, WonRoundEvent):
-            self.on_won_round(e)
-        elif isinstance(e, BotDeathEvent):
-            if e.victim_id == self.my_id:
-                self.on_death(e)
-            else:
-                self.on_bot_death(e)
-
-    def _event_priority(self, e: Any) -> int:
-        kind = e.type
-        if kind == "BulletHitBotEvent" and e.victim_id == self.my_id:
-            return PRIORITY_HIT_BY_BULLET  # the API's HitByBulletEvent
-        if kind == "BotDeathEvent" and e.victim_id == self.my_id:
-            return PRIORITY_DEATH  # the API's DeathEvent
-        return _PRIORITIES.get(kind, 0)
-
-    def _advance(self) -> None:
-        """Run the topmost script up to its next `yield` (one turn); finished handler scripts give way."""
-        if not self._run_started:
-            self._run_started = True
-            self._scripts.insert(0, (self.run(), _NO_HANDLER, False))
-        while self._scripts:
-            script = self._scripts[-1][0]
-            try:
-                next(script)
-                return
-            except StopIteration:
-                self._scripts.pop()
-                if not self._scripts:  # run() ended: stand still from now on
-                    self._scripts.append((_idle(), _NO_HANDLER, False))
-                if self._pending:
-                    self._retry_pending()
 
     def _intent(self) -> BotIntent:
         m = self.motion
@@ -416,21 +304,3 @@ class ClassicBot:
         )
         self._rescan = False
         return self.with_colors(intent)
-
-
-def _idle() -> Iterator[None]:
-    while True:
-        yield
-
-
-_PRIORITIES: dict[str, int] = {
-    "WonRoundEvent": PRIORITY_WON_ROUND,
-    "BotDeathEvent": PRIORITY_DEATH_OF_OTHER,
-    "BulletHitWallEvent": 90,
-    "BulletHitBulletEvent": 80,
-    "BulletHitBotEvent": PRIORITY_BULLET_HIT,
-    "BulletFiredEvent": 60,
-    "BotHitWallEvent": PRIORITY_HIT_WALL,
-    "BotHitBotEvent": PRIORITY_HIT_BOT,
-    "ScannedBotEvent": PRIORITY_SCANNED_BOT,
-}

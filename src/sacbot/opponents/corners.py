@@ -8,7 +8,8 @@ After a round in which it outlived fewer than 75% of its enemies it tries the ne
 
 from __future__ import annotations
 
-from sacbot.opponents.base import PRIORITY_SCANNED_BOT, ClassicBot, Script
+from sacbot.opponents.base import ClassicBot
+from sacbot.opponents.dispatch import PRIORITY_SCANNED_BOT, Script
 from sacbot.opponents.motion import normalize_relative
 from sacbot.protocol import ScannedBotEvent
 

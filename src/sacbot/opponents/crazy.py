@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sacbot.opponents.base import ClassicBot, Script
+from sacbot.opponents.base import ClassicBot
+from sacbot.opponents.dispatch import Script
 from sacbot.protocol import BotHitBotEvent, BotHitWallEvent, ScannedBotEvent
 
 

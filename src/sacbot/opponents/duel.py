@@ -8,9 +8,10 @@ complete intent per turn with the gun and radar turning independently of the bod
 Subclasses write `act()`, using the helpers below to move (`drive`, `wall_smooth`, `orbit_angle`) and to shoot
 (`circular_aim`, `aim_fire`).
 
-The statistics of the learning parts (`GuessFactorGun` here, `Surfer`'s danger bins) live in the policy object
-and carry over from round to round within a game; a new object (one per game in the environment) starts
-afresh. Randomness comes only from `self.rng`, seeded at construction, so engine games are reproducible.
+The statistics of the learning parts (`GuessFactorGun` in `sacbot.opponents.guess_factor`, `Surfer`'s danger
+bins) live in the policy object and carry over from round to round within a game; a new object (one per game
+in the environment) starts afresh. Randomness comes only from `self.rng`, seeded at construction, so engine
+games are reproducible.
 
 Pure: no I/O, no clock.
 """
@@ -23,20 +24,13 @@ from typing import Any
 
 from sacbot.engine.rules import calc_bullet_speed
 from sacbot.opponents.base import ClassicBot
-from sacbot.opponents.motion import direction_to, normalize_relative
+from sacbot.opponents.motion import MAX_SPEED, direction_to, normalize_relative
+from sacbot.opponents.waves import Wave
 from sacbot.protocol import BotIntent, TickEventForBot
 
 BOT_RADIUS = 18.0
-MAX_SPEED = 8.0
 WALL_STICK = 140.0  # how far ahead wall smoothing looks
 WALL_MARGIN = 22.0  # the smoothed path keeps this far inside the walls (plus the bot's radius)
-GF_BINS = 31  # guess-factor bins, the middle one is head-on
-_MID = GF_BINS // 2
-
-
-def max_escape_angle(speed: float) -> float:
-    """Degrees: the widest angle a bot at full speed can move away from head-on while a bullet flies."""
-    return math.degrees(math.asin(min(1.0, MAX_SPEED / speed)))
 
 
 def project(x: float, y: float, angle: float, distance: float) -> tuple[float, float]:
@@ -55,43 +49,6 @@ class Enemy:
     energy: float = 100.0
     turn_rate: float = 0.0  # degrees per turn, from the last two scans
     seen_turn: int = -1000
-
-
-@dataclass
-class Wave:
-    """A bullet wave: where and when a shot left, how fast it goes, and where the target was then."""
-
-    x: float
-    y: float
-    turn: int  # the turn the shot was fired in: it has travelled speed * (now - turn + 1) by `now`
-    speed: float
-    bearing: float  # absolute angle from the origin to the target at firing time (head-on)
-    direction: float  # +1 / -1: the target's lateral direction then (guess factors point that way)
-    segment: int = 0
-    power: float = 0.0
-
-    def radius(self, turn: int) -> float:
-        return self.speed * (turn - self.turn + 1)
-
-    def guess_factor(self, x: float, y: float) -> float:
-        offset = normalize_relative(direction_to(self.x, self.y, x, y) - self.bearing)
-        gf = offset / max_escape_angle(self.speed) * self.direction
-        return max(-1.0, min(1.0, gf))
-
-
-def gf_bin(gf: float) -> int:
-    return max(0, min(GF_BINS - 1, round((gf + 1.0) * _MID)))
-
-
-def bin_gf(index: int) -> float:
-    return index / _MID - 1.0
-
-
-def smear(stats: list[float], index: int, weight: float = 1.0) -> None:
-    """Add a visit at `index`, spread over its neighbours (1 / (1 + d^2)), as guess-factor guns do."""
-    for i in range(GF_BINS):
-        d = i - index
-        stats[i] += weight / (1.0 + d * d)
 
 
 def steer(direction: float, angle: float, speed: float) -> tuple[float, float]:
@@ -356,79 +313,7 @@ class DuelBot(ClassicBot):
             self._out_fire = power
 
 
-class GuessFactorGun:
-    """A statistical gun: visit counts of the enemy's guess factor per (distance, lateral speed) segment.
-
-    Every turn with a fresh scan it launches a virtual wave; when a wave passes the enemy it records the
-    factor the enemy reached. It aims at the densest factor of the current segment, falling back to all
-    segments together while that one has few visits.
-    """
-
-    DISTANCE_EDGES = (150.0, 300.0, 450.0, 600.0)
-    LATERAL_EDGES = (1.0, 3.0, 5.5, 7.5)
-
-    def __init__(self) -> None:
-        segments = (len(self.DISTANCE_EDGES) + 1) * (len(self.LATERAL_EDGES) + 1)
-        self.stats = [[0.0] * GF_BINS for _ in range(segments)]
-        self.visits = [0] * segments
-        self.total = [0.0] * GF_BINS
-        self.total_visits = 0
-        self.waves: list[Wave] = []
-
-    def new_round(self) -> None:
-        self.waves = []
-
-    def segment(self, distance: float, lateral: float) -> int:
-        d = sum(1 for edge in self.DISTANCE_EDGES if distance > edge)
-        v = sum(1 for edge in self.LATERAL_EDGES if abs(lateral) > edge)
-        return d * (len(self.LATERAL_EDGES) + 1) + v
-
-    def update(self, bot: DuelBot, power: float, fired: bool) -> None:
-        """Each turn with a fresh scan: score the waves that reached the enemy, launch this turn's wave."""
-        en = bot.enemy
-        turn = bot.turn_number
-        alive: list[Wave] = []
-        for wave in self.waves:
-            if wave.radius(turn) >= math.hypot(en.x - wave.x, en.y - wave.y) - BOT_RADIUS / 2.0:
-                index = gf_bin(wave.guess_factor(en.x, en.y))
-                weight = 3.0 if wave.power else 1.0  # real shots count more than virtual waves
-                smear(self.stats[wave.segment], index, weight)
-                smear(self.total, index, weight)
-                self.visits[wave.segment] += 1
-                self.total_visits += 1
-            else:
-                alive.append(wave)
-        self.waves = alive
-        lateral = bot.enemy_lateral_speed()
-        segment = self.segment(bot.enemy_distance(), lateral)
-        self.waves.append(
-            Wave(
-                bot.x,
-                bot.y,
-                turn + 1,
-                calc_bullet_speed(power),
-                bot.enemy_bearing(),
-                bot.lateral_direction,
-                segment,
-                power if fired else 0.0,
-            )
-        )
-
-    def aim(self, bot: DuelBot, power: float) -> float | None:
-        """The angle of the densest factor; None until there is data."""
-        segment = self.segment(bot.enemy_distance(), bot.enemy_lateral_speed())
-        stats = self.stats[segment] if self.visits[segment] >= 8 else self.total
-        if self.total_visits < 8:
-            return None
-        best = max(range(GF_BINS), key=stats.__getitem__)
-        offset = bin_gf(best) * max_escape_angle(calc_bullet_speed(power)) * bot.lateral_direction
-        return (bot.enemy_bearing() + offset) % 360.0
-
-
 __all__ = [
     "DuelBot",
     "Enemy",
-    "GuessFactorGun",
-    "Wave",
-    "max_escape_angle",
 ]

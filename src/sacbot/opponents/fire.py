@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from sacbot.opponents.base import (
-    PRIORITY_HIT_BOT,
-    PRIORITY_HIT_BY_BULLET,
-    PRIORITY_SCANNED_BOT,
-    ClassicBot,
-    Script,
-)
+from sacbot.opponents.base import ClassicBot
+from sacbot.opponents.dispatch import PRIORITY_HIT_BOT, PRIORITY_HIT_BY_BULLET, PRIORITY_SCANNED_BOT, Script
 from sacbot.opponents.motion import normalize_relative
 from sacbot.protocol import BotHitBotEvent, BulletHitBotEvent, ScannedBotEvent
 

@@ -9,7 +9,8 @@ and speed at random intervals.
 
 from __future__ import annotations
 
-from sacbot.opponents.duel import DuelBot, GuessFactorGun
+from sacbot.opponents.duel import DuelBot
+from sacbot.opponents.guess_factor import GuessFactorGun
 
 PREFERRED_DISTANCE = 320.0
 

@@ -159,10 +159,6 @@ class Motion:
     def gun_turn_done(self) -> bool:
         return not self.gun_turn
 
-    @property
-    def radar_turn_done(self) -> bool:
-        return not self.radar_turn
-
     def clear_remaining(self) -> None:
         """End every blocking move now (continuous rates stay as they are)."""
         for name in ("distance", "turn", "gun_turn", "radar_turn"):

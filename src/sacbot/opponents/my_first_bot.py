@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sacbot.opponents.base import PRIORITY_HIT_BY_BULLET, ClassicBot, Script
+from sacbot.opponents.base import ClassicBot
+from sacbot.opponents.dispatch import PRIORITY_HIT_BY_BULLET, Script
 from sacbot.protocol import BulletHitBotEvent, ScannedBotEvent
 
 

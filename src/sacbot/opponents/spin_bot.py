@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sacbot.opponents.base import PRIORITY_HIT_BOT, ClassicBot, Script
+from sacbot.opponents.base import ClassicBot
+from sacbot.opponents.dispatch import PRIORITY_HIT_BOT, Script
 from sacbot.protocol import BotHitBotEvent, ScannedBotEvent
 
 

@@ -14,17 +14,9 @@ from __future__ import annotations
 import math
 
 from sacbot.engine.rules import calc_max_turn_rate, calc_new_bot_speed
-from sacbot.opponents.duel import (
-    BOT_RADIUS,
-    GF_BINS,
-    DuelBot,
-    GuessFactorGun,
-    Wave,
-    gf_bin,
-    project,
-    smear,
-    steer,
-)
+from sacbot.opponents.duel import BOT_RADIUS, DuelBot, project, steer
+from sacbot.opponents.guess_factor import GuessFactorGun
+from sacbot.opponents.waves import GF_BINS, Wave, gf_bin, smear
 
 PREFERRED_DISTANCE = 380.0
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sacbot.opponents.base import PRIORITY_CUSTOM, ClassicBot, Script
+from sacbot.opponents.base import ClassicBot
+from sacbot.opponents.dispatch import PRIORITY_CUSTOM, Script
 
 
 class Target(ClassicBot):

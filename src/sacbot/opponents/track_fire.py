@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sacbot.opponents.base import PRIORITY_SCANNED_BOT, PRIORITY_WON_ROUND, ClassicBot, Script
+from sacbot.opponents.base import ClassicBot
+from sacbot.opponents.dispatch import PRIORITY_SCANNED_BOT, PRIORITY_WON_ROUND, Script
 from sacbot.protocol import ScannedBotEvent, WonRoundEvent
 
 

@@ -8,17 +8,15 @@ build objects directly at full speed; `decode` checks foreign input field by fie
 
 from sacbot.protocol import models
 from sacbot.protocol._convert import ProtocolError
-from sacbot.protocol.codec import decode, decode_as, encode, encode_dict, from_dict, from_dict_as, to_dict
+from sacbot.protocol.codec import decode, encode, encode_dict, from_dict, to_dict
 from sacbot.protocol.models import *  # noqa: F403
 
 __all__ = [
     *models.__all__,
     "ProtocolError",
     "decode",
-    "decode_as",
     "encode",
     "encode_dict",
     "from_dict",
-    "from_dict_as",
     "to_dict",
 ]

@@ -10,14 +10,12 @@ rejects NaN/infinity.
 from __future__ import annotations
 
 import math
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
 from sacbot.protocol._convert import ProtocolError
-from sacbot.protocol.models import _CLASS_DECODERS, _DECODERS, _ENCODERS, Message
-
-_M = TypeVar("_M")
+from sacbot.protocol.models import _DECODERS, _ENCODERS, Message
 
 
 def _load(data: str | bytes | bytearray) -> Any:
@@ -66,28 +64,6 @@ def from_dict(d: Any) -> Message:
 def decode(data: str | bytes | bytearray) -> Message:
     """JSON text -> message object (dispatch on "type"). Raises ProtocolError naming the bad field."""
     return from_dict(_load(data))
-
-
-def decode_as(data: str | bytes | bytearray, cls: type[_M]) -> _M:
-    """Decode, insisting on one class (e.g. the arena reading a BotIntent); a wrong `type` is an error."""
-    msg = decode(data)
-    if msg.__class__ is not cls:
-        raise ProtocolError(f"expected {cls.__name__}, got {msg.type}", "type")
-    return msg
-
-
-def from_dict_as(d: Any, cls: type[_M]) -> _M:
-    """A parsed JSON object -> an instance of `cls` (which need not be a message, e.g. GameSetup); `type` is
-    not required for it."""
-    dec = _CLASS_DECODERS.get(cls)
-    if dec is None:
-        raise TypeError(f"{cls!r} is not a protocol class")
-    try:
-        result: _M = dec(d)
-    except ProtocolError as exc:
-        exc.msg_type = cls.__name__
-        raise
-    return result
 
 
 def to_dict(obj: Any) -> dict[str, Any]:

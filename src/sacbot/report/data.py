@@ -227,14 +227,10 @@ def env_steps_at(metrics: Sequence[MetricPoint], t: float) -> int | None:
     return metrics[i].env_steps if i >= 0 else 0
 
 
-def interpolated_env_steps(metrics: Sequence[MetricPoint], t: float) -> int | None:
-    """Env steps at time `t`, linear between the metrics lines around it (a save line comes every
-    20,000 steps in pretraining: rounds between two lines get their share)."""
-    return env_steps_placer(metrics)(t)
-
-
 def env_steps_placer(metrics: Sequence[MetricPoint]) -> Callable[[float], int | None]:
-    """`interpolated_env_steps` for many moments: the metrics' times are listed once."""
+    """Env steps at a time `t`, linear between the metrics lines around it (a save line comes every 20,000
+    steps in pretraining: rounds between two lines get their share). The metrics' times are listed once, for
+    many moments."""
     times = [p.time for p in metrics]
     return lambda t: _interpolate(metrics, times, t)
 

@@ -118,7 +118,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     apply_speed_levers(settings)
     import torch
 
-    from sacbot.agent.trainer import SacTrainer, TrainerConfig
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.runtime.channel import DropOldestChannel
     from sacbot.runtime.learner import AgentFeatures, AgentLearner, make_fast_actor
     from sacbot.runtime.policy import RealtimePolicy
@@ -257,42 +258,44 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     started = time.perf_counter()
     if trainer is not None:
         trainer.start()
-    reason = "game ended"
+    # The handler stays until the last line is out: SIGTERM's default action would kill the process silently.
     try:
-        run_bot(policy, identity, env.server_url, env.server_secret, stopper.client)
-        stopper.playing = False
-        if not policy.game_over:
-            reason = stopper.reason or ("game aborted" if policy.aborted else "server closed")
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        stopper.playing = False
-        reason = stopper.reason or ("trainer crashed" if crash else "SIGINT")
+        reason = "game ended"
+        try:
+            run_bot(policy, identity, env.server_url, env.server_secret, stopper.client)
+            stopper.playing = False
+            if not policy.game_over:
+                reason = stopper.reason or ("game aborted" if policy.aborted else "server closed")
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            stopper.playing = False
+            reason = stopper.reason or ("trainer crashed" if crash else "SIGINT")
+        finally:
+            stopper.playing = False
+            if trainer is not None:
+                try:
+                    trainer.stop()
+                except KeyboardInterrupt:
+                    _say("interrupted while saving the last round")
+                    raise SystemExit(130) from None
+        elapsed = time.perf_counter() - started
+        if crash:
+            raise UserError(crash[0], exit_code=TRAINER_CRASH_EXIT)
+        if trainer is not None and trainer.is_alive():
+            raise UserError("the trainer thread did not stop within 60 s; the last round may be unsaved", 3)
+        result = PlayResult(
+            reason=reason,
+            turns=policy.turns_total,
+            skipped_turns=policy.skipped_total,
+            updates=trainer.updates_here if trainer is not None else 0,
+            updates_per_s=(trainer.updates_here / elapsed) if trainer is not None and elapsed > 0 else 0.0,
+        )
+        if settings.stats_file is not None and policy.all_latency is not None:
+            _write_stats(settings.stats_file, policy.all_latency.values_ms().tolist(), result)
+        counts = f"{result.turns} turns, {result.skipped_turns} skipped, {result.updates} updates"
+        _say(f"stopped ({reason}): {counts}")
+        return result
     finally:
-        stopper.playing = False
-        if trainer is not None:
-            try:
-                trainer.stop()
-            except KeyboardInterrupt:
-                _say("interrupted while saving the last round")
-                raise SystemExit(130) from None
         stopper.uninstall()
-    elapsed = time.perf_counter() - started
-    if crash:
-        raise UserError(crash[0], exit_code=TRAINER_CRASH_EXIT)
-    if trainer is not None and trainer.is_alive():
-        raise UserError("the trainer thread did not stop within 60 s; the last round may be unsaved", 3)
-    result = PlayResult(
-        reason=reason,
-        turns=policy.turns_total,
-        skipped_turns=policy.skipped_total,
-        updates=trainer.updates_here if trainer is not None else 0,
-        updates_per_s=(trainer.updates_here / elapsed) if trainer is not None and elapsed > 0 else 0.0,
-    )
-    if settings.stats_file is not None and policy.all_latency is not None:
-        _write_stats(settings.stats_file, policy.all_latency.values_ms().tolist(), result)
-    _say(
-        f"stopped ({reason}): {result.turns} turns, {result.skipped_turns} skipped, {result.updates} updates"
-    )
-    return result
 
 
 def _load_kept_replay(learner: Any, weights: Path, keep: int, sizes: Any) -> str:

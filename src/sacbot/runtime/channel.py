@@ -23,7 +23,6 @@ class DropOldestChannel(Generic[T]):
         self._items: deque[T] = deque()
         self._lock = threading.Lock()
         self._dropped = 0
-        self._put = 0
 
     def put(self, item: T) -> None:
         """Add `item`; never blocks. When full the oldest item is discarded and counted in `dropped`."""
@@ -32,7 +31,6 @@ class DropOldestChannel(Generic[T]):
                 self._items.popleft()
                 self._dropped += 1
             self._items.append(item)
-            self._put += 1
 
     def drain(self, max_items: int | None = None) -> list[T]:
         """Take up to `max_items` items (all when None), oldest first; never blocks on an empty channel."""
@@ -44,11 +42,6 @@ class DropOldestChannel(Generic[T]):
     def dropped(self) -> int:
         """Items discarded because the channel was full, since creation."""
         return self._dropped
-
-    @property
-    def put_count(self) -> int:
-        """Items ever put (dropped ones included)."""
-        return self._put
 
     def __len__(self) -> int:
         return len(self._items)

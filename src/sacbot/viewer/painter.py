@@ -89,10 +89,6 @@ class Painter:
         """Arena (y up) to supersampled pixels (y down)."""
         return (self.ox + x * self.kss, self.oy - y * self.kss)
 
-    def screen(self, x: float, y: float) -> Point:
-        """Arena to final image pixels (what a test samples)."""
-        return (self.ox / self.ss + x * self.k, self.oy / self.ss - y * self.k)
-
     def _shape(self, pts: Sequence[Point], x: float, y: float, angle: float) -> list[Point]:
         """Design-unit points of a tank part, turned by `angle` degrees and placed at arena (x, y)."""
         T = self.S["tank"]

@@ -4,17 +4,10 @@ at each tick; `pick_frames` chooses the ticks a clip draws."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sacbot.errors import UserError
 from sacbot.viewer.pages import style as load_style
-
-
-@dataclass
-class Frame:
-    index: int  # into the recording's ticks
-    tick: dict[str, Any]
 
 
 class Scene:

@@ -1,0 +1,75 @@
+"""The learner's settings: `TrainerConfig` (sizes, rates, window, n-step, kickstarting) and the torch device
+its `device` setting names (`resolve_device`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from sacbot.agent.networks import NetworkSizes
+from sacbot.errors import UserError
+
+
+@dataclass(frozen=True)
+class TrainerConfig:
+    """Trainer settings; the defaults are the issue's."""
+
+    sizes: NetworkSizes = field(default_factory=NetworkSizes)
+    batch_size: int = 64
+    burn_in: int = 8
+    train_len: int = 16
+    gamma: float = 0.99
+    tau: float = 0.005
+    actor_lr: float = 3e-4
+    critic_lr: float = 3e-4
+    alpha_lr: float = 3e-4
+    init_alpha: float = 0.2
+    target_entropy: float | None = None  # None: -action_dim
+    grad_clip: float = 1.0
+    replay_capacity: int = 200_000
+    device: str = "auto"  # auto: cuda when present, else cpu
+    seed: int = 0
+    # Where the target critics' recurrent history comes from: "online" reuses the online critics' (detached)
+    # hidden states, so a target is one GRU step of the target weights; "target" runs the target critics over
+    # the whole window first (one more pass of two GRUs over L steps, about a sixth of an update's work).
+    target_history: str = "online"
+    # Opt-in kickstarting (`sacbot.agent.teacher`): the weight of the distillation term
+    # mean ||tanh(mu(s_t)) - teacher(s_t)||^2 added to the actor loss on the trained steps; 0 = off.
+    kickstart: float = 0.0
+    # Kickstart annealing: the weight falls linearly from `kickstart` at update 0 to 0 at this update count
+    # (the learner's own, kept in checkpoints, so a resumed run goes on fading); 0 = a constant weight.
+    kickstart_anneal: int = 0
+    # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
+    # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
+    n_step: int = 1
+    arena_width: float = 800.0  # the teacher reads positions in these units (the 1v1 arena)
+    arena_height: float = 600.0
+
+    @property
+    def window(self) -> int:
+        return self.burn_in + self.train_len
+
+    def entropy_target(self) -> float:
+        return -float(self.sizes.action_dim) if self.target_entropy is None else self.target_entropy
+
+    def kickstart_weight(self, updates: int) -> float:
+        """The distillation term's weight at this update count (see `kickstart_anneal`)."""
+        if self.kickstart_anneal <= 0:
+            return self.kickstart
+        return self.kickstart * max(0.0, 1.0 - updates / self.kickstart_anneal)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.n_step <= self.train_len:
+            raise UserError(f"n_step must be 1 to {self.train_len} (the trained steps), not {self.n_step}", 2)
+        if self.kickstart_anneal < 0:
+            raise UserError("kickstart_anneal must be 0 (a constant weight) or more updates", 2)
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        # A setting the user chose (SACBOT_DEVICE=cuda): one clear line, not torch's assertion traceback.
+        raise UserError(f"device {name!r} was asked for, but torch sees no CUDA device (use cpu or auto)", 2)
+    return torch.device(name)
