@@ -10,6 +10,7 @@ import sys
 from typing import Self
 
 from websockets.client import ClientProtocol
+from websockets.exceptions import InvalidState
 from websockets.frames import CloseCode
 from websockets.protocol import State
 from websockets.uri import parse_uri
@@ -68,12 +69,19 @@ class ClientStream(WsStream[ClientProtocol]):
     def send_text(self, data: bytes) -> None:
         """Send one text message now (no await); raises ConnectionClosed once the connection is closed."""
         protocol = self.protocol
-        if protocol.state is not State.OPEN:
-            if protocol.state is State.CLOSED:
-                raise protocol.close_exc
-            return  # closing: the message would be dropped by the peer anyway
-        protocol.send_text(data)
-        self.flush()
+        try:
+            protocol.send_text(data)  # InvalidState unless the connection is open
+        except InvalidState:
+            pass
+        else:
+            # A data frame changes no state (no close to expect): write it, without the rest of `flush`.
+            write = self.transport.write
+            for chunk in protocol.data_to_send():
+                write(chunk)
+            return
+        if protocol.state is State.CLOSED:
+            raise protocol.close_exc
+        # Connecting or closing: the message would be dropped by the peer anyway.
 
     async def close(self, code: int = CloseCode.NORMAL_CLOSURE, reason: str = "") -> None:
         """Start the closing handshake (if still open) and wait until the connection is gone."""

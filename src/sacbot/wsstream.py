@@ -48,7 +48,12 @@ class WsStream(asyncio.Protocol, Generic[P]):
         transport = self.transport
         if transport is None:
             return
-        for data in self.protocol.data_to_send():
+        writes = self.protocol.data_to_send()
+        if not writes:
+            # Nothing queued (the common case after a data frame came in): the protocol only expects the
+            # connection to close after queueing a close frame or the end of the stream, so nothing changed.
+            return
+        for data in writes:
             if data:
                 transport.write(data)
             elif transport.can_write_eof():

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from types import TracebackType
 
 from websockets.datastructures import Headers
+from websockets.exceptions import InvalidState
 from websockets.frames import CloseCode
 from websockets.http11 import Request, Response
 from websockets.protocol import State
@@ -120,21 +121,27 @@ class ArenaServer:
     # ---- Transport, called by the core --------------------------------------------------------------
 
     def send(self, conn_id: int, text: str) -> None:
+        # The hot path (every tick of every client): one dict lookup, the protocol's own framing, one write.
         conn = self._conns.get(conn_id)
-        if conn is None or conn.protocol.state is not State.OPEN:
+        if conn is None:
             return
         if self._tap is not None:
+            if conn.protocol.state is not State.OPEN:
+                return
             self._tap(conn_id, text)
         if text is not self._last_text:  # observers all get the same text: encode it once
             self._last_text, self._last_payload = text, text.encode()
-        conn.protocol.send_text(self._last_payload)
-        transport = conn.transport
         try:
-            for data in conn.protocol.data_to_send():
-                transport.write(data)
+            conn.send_text(self._last_payload)
+        except InvalidState:  # not open (a close is under way): the text is dropped
+            return
+        write = conn.write
+        try:
+            for data in conn.data_to_send():
+                write(data)
         except Exception:  # the socket just died; connection_lost will tell the core
             return
-        if transport.get_write_buffer_size() > MAX_BACKLOG and self._loop is not None:
+        if conn.transport.get_write_buffer_size() > MAX_BACKLOG and self._loop is not None:
             # Not now: the core is in the middle of a send loop.
             self._loop.call_soon(self._kick_slow, conn_id)
 
