@@ -257,3 +257,41 @@ def test_pretraining_phase_seeds_the_first_chunk(tmp_path: Path) -> None:
     assert (meta.extra["radar_mode"], meta.extra["aim_shaping"]) == ("lock", 0.5)
     assert int(pretrained["counters.env_steps"]) >= 3000 and int(pretrained["counters.updates"]) > 0
     assert int(trained["counters.env_steps"]) > int(pretrained["counters.env_steps"])
+
+
+def test_sigterm_during_pretraining_saves_it_where_it_stands_and_the_rerun_resumes_it(tmp_path: Path) -> None:
+    """A supervisor's SIGTERM to the campaign reaches its train-fast, which saves that env step and its
+    replay; no process is left, and the re-run resumes the pretraining from there."""
+    cfg = write_campaign(tmp_path, budget=1, every=0)
+    cfg.write_text(
+        cfg.read_text() + f'\n[pretrain]\nsteps = 10000000\nenvs = 2\nopponents = ["{OPPONENT}"]\n'
+    )
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "sacbot", "train-campaign", str(cfg), "--out", str(out), "--json"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    rounds, deadline = out / "pretrain" / "round_counter.json", time.monotonic() + 120
+    while (read_round_counter(rounds) or 0) < 2 and time.monotonic() < deadline:  # pretraining under way
+        time.sleep(0.1)
+    assert processes_mentioning(str(out.resolve())), "train-fast carries SACBOT_CAMPAIGN_RUN"
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    pretrain_log = (out / "logs" / "pretrain.log").read_text()
+    assert "interrupted: saving where the run stands" in pretrain_log, pretrain_log
+    meta = read_meta(out / "pretrain" / "latest.zip")
+    assert meta is not None and meta.env_steps > 0
+    assert (out / "pretrain" / "replay.npz").is_file()
+    assert log(out)[-1]["event"] == "interrupted"
+    deadline = time.monotonic() + 10
+    while processes_mentioning(str(out)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not processes_mentioning(str(out))
+    again = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while "replay:" not in (out / "logs" / "pretrain.log").read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    again.send_signal(signal.SIGTERM)
+    again.communicate(timeout=180)
+    resumed = (out / "logs" / "pretrain.log").read_text()
+    assert f"resumed from {out / 'pretrain' / 'latest.zip'} (env steps {meta.env_steps}," in resumed, resumed
+    assert "kept rounds" in resumed

@@ -128,7 +128,11 @@ class ArenaBackend:
         self.paths.logs.mkdir(parents=True, exist_ok=True)
         log_path = self.paths.logs / "pretrain.log"
         with open(log_path, "ab") as log_file:  # stdout stays free for --json progress lines
-            env = {**os.environ, **self.campaign.bot.environment()}
+            env = {
+                **os.environ,
+                **self.campaign.bot.environment(),
+                "SACBOT_CAMPAIGN_RUN": str(self.paths.out.resolve()),
+            }
             proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env)
             try:
                 returncode = proc.wait()
