@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import latest_path, load_for_game, opponent_best_path, read_meta, restore_trainer
@@ -85,3 +87,14 @@ def test_sigterm_saves_where_the_run_stands_and_the_rerun_resumes_with_the_repla
     assert again.returncode == 0, again.stderr
     assert f"resumed from {latest_path(out)} (env steps {last}" in again.stderr
     assert re.search(r"replay: \d+ kept rounds \(\d+ steps\)", again.stderr), again.stderr
+
+
+def test_train_fast_keeps_its_whole_replay_unless_the_setting_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sacbot.cli.fast import _replay_keep
+
+    monkeypatch.delenv("SACBOT_REPLAY_KEEP", raising=False)
+    assert _replay_keep() == TrainerConfig().replay_capacity  # a resume goes on with all the data it had
+    monkeypatch.setenv("SACBOT_REPLAY_KEEP", "300")
+    assert _replay_keep() == 300

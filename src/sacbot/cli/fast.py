@@ -89,7 +89,6 @@ def train_fast(
     from sacbot.env.train import train_fast as run
     from sacbot.errors import UserError
     from sacbot.opponents.sampling import LeagueConfig
-    from sacbot.settings import load_sacbot_settings
 
     if use_ray:
         _train_ray(opponents, out, steps, envs, seed, updates_per_step, save_every, torch_threads,
@@ -131,7 +130,7 @@ def train_fast(
                 teacher_lead=teacher_lead,
                 rounds_per_game=rounds_per_game,
                 league_config=league,
-                replay_keep=load_sacbot_settings().replay_keep,
+                replay_keep=_replay_keep(),
                 tensorboard=tensorboard,
                 log=lambda line: print(f"sacbot train-fast: {line}", file=sys.stderr, flush=True),
             )
@@ -176,7 +175,6 @@ def _train_ray(
 ) -> None:
     from sacbot.distributed import require_ray
     from sacbot.errors import UserError
-    from sacbot.settings import load_sacbot_settings
 
     require_ray()
     unsupported = {
@@ -196,7 +194,7 @@ def _train_ray(
         steps=steps, runners=runners, envs=envs, seed=seed,
         utd=updates_per_step / envs if utd is None else utd, save_every=save_every,
         torch_threads=torch_threads, rounds_per_game=rounds_per_game,
-        replay_keep=load_sacbot_settings().replay_keep, address=ray_address, log=log,
+        replay_keep=_replay_keep(), address=ray_address, log=log,
     )  # fmt: skip
     if sys.stderr.isatty():
         with LiveView() as view:
@@ -213,3 +211,15 @@ def _train_ray(
     )
     for name, share in summary.score_share.items():
         typer.echo(f"  {name}: score share {share:.3f} over the last rounds, {summary.wins[name]} rounds won")
+
+
+def _replay_keep() -> int:
+    """The replay a run keeps when it ends or is stopped: all of it (its capacity), so that a resumed run goes
+    on with the data it had, unless SACBOT_REPLAY_KEEP sets a number (0: none)."""
+    from sacbot.agent.trainer_config import TrainerConfig
+    from sacbot.settings import load_sacbot_settings
+
+    settings = load_sacbot_settings()
+    if "replay_keep" in settings.model_fields_set:
+        return settings.replay_keep
+    return TrainerConfig().replay_capacity
