@@ -72,16 +72,10 @@ class ClientStream(WsStream[ClientProtocol]):
         try:
             protocol.send_text(data)  # InvalidState unless the connection is open
         except InvalidState:
-            pass
-        else:
-            # A data frame changes no state (no close to expect): write it, without the rest of `flush`.
-            write = self.transport.write
-            for chunk in protocol.data_to_send():
-                write(chunk)
-            return
-        if protocol.state is State.CLOSED:
-            raise protocol.close_exc
-        # Connecting or closing: the message would be dropped by the peer anyway.
+            if protocol.state is State.CLOSED:
+                raise protocol.close_exc from None
+            return  # connecting or closing: the message would be dropped by the peer anyway
+        self.flush()
 
     async def close(self, code: int = CloseCode.NORMAL_CLOSURE, reason: str = "") -> None:
         """Start the closing handshake (if still open) and wait until the connection is gone."""

@@ -6,7 +6,6 @@ receives goes to its `ArenaServer` (`sacbot.arena.server`), which owns the core.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from websockets.http11 import Request
@@ -35,15 +34,10 @@ class ArenaConnection(WsStream[ServerProtocol]):
         self.server = server
         self.cid: int | None = None  # the core's id once the handshake is done
         self._timer: asyncio.TimerHandle | None = None  # the open timeout, then the close timeout
-        # Bound once for the server's send path (`ArenaServer.send`), which runs for every message out.
-        self.send_text = self.protocol.send_text  # raises InvalidState unless the connection is open
-        self.data_to_send = self.protocol.data_to_send
-        self.write: Callable[[bytes], None] = _no_write  # the transport's, once connected
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
-        self.write = transport.write
         self.server._sockets.add(self)
         self._timer = asyncio.get_running_loop().call_later(OPEN_TIMEOUT_S, self._open_timeout)
 
@@ -82,7 +76,3 @@ class ArenaConnection(WsStream[ServerProtocol]):
 
     def abort(self) -> None:
         self.transport.abort()
-
-
-def _no_write(data: bytes) -> None:
-    """`ArenaConnection.write` before the socket is connected (never called: no handshake, no sends)."""

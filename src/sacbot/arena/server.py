@@ -132,16 +132,16 @@ class ArenaServer:
         if text is not self._last_text:  # observers all get the same text: encode it once
             self._last_text, self._last_payload = text, text.encode()
         try:
-            conn.send_text(self._last_payload)
+            conn.protocol.send_text(self._last_payload)
         except InvalidState:  # not open (a close is under way): the text is dropped
             return
-        write = conn.write
+        transport = conn.transport
         try:
-            for data in conn.data_to_send():
-                write(data)
+            for data in conn.protocol.data_to_send():
+                transport.write(data)
         except Exception:  # the socket just died; connection_lost will tell the core
             return
-        if conn.transport.get_write_buffer_size() > MAX_BACKLOG and self._loop is not None:
+        if transport.get_write_buffer_size() > MAX_BACKLOG and self._loop is not None:
             # Not now: the core is in the middle of a send loop.
             self._loop.call_soon(self._kick_slow, conn_id)
 

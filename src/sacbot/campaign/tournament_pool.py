@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from sacbot.campaign.tournament_pair import PairRecord, PairTask, RecorderFactory, play_pair
 from sacbot.errors import UserError
+from sacbot.interrupts import stops_once
 
 STOP_WAIT_S = 15.0  # how long a stopped game's process may take: its booter gives the bots up to 10 s to exit
 
@@ -157,28 +158,16 @@ def play_pool(
 
 def _game_process(task: PairTask, events: Any, recorder_factory: RecorderFactory | None = None) -> None:
     """A game process: play the pair; put ("round" | "done" | "failed", a, b, payload) messages."""
-    import signal
-
-    signal.signal(signal.SIGTERM, _stop_once)
-    signal.signal(signal.SIGINT, _stop_once)
     a, b = task.a.label, task.b.label
     try:
-        record = play_pair(task, lambda n: events.put(("round", a, b, n)), recorder_factory)
+        with stops_once():  # a second signal must not cut the booter's clean-up short
+            record = play_pair(task, lambda n: events.put(("round", a, b, n)), recorder_factory)
     except KeyboardInterrupt:
         return  # stopped: the booter has stopped the bots; nothing to report
     except Exception as exc:  # noqa: BLE001 - any failure is one line for the parent
         events.put(("failed", a, b, str(exc) or type(exc).__name__))
         return
     events.put(("done", a, b, record.model_dump(mode="json")))
-
-
-def _stop_once(signum: int, frame: Any) -> None:
-    """Unwind like Ctrl-C, once: a second signal must not cut the booter's clean-up short."""
-    import signal
-
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
 
 
 def _drain(

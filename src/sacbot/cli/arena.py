@@ -10,8 +10,8 @@ from typing import Any
 
 import typer
 
-from sacbot.cli.interrupts import stops_on_sigterm
 from sacbot.errors import UserError
+from sacbot.interrupts import stops_on_sigterm
 
 app = typer.Typer(help="The embedded Tank Royale-compatible server.", no_args_is_help=True)
 

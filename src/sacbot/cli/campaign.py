@@ -9,8 +9,8 @@ from typing import Any
 
 import typer
 
-from sacbot.cli.interrupts import stops_on_sigterm
 from sacbot.errors import UserError
+from sacbot.interrupts import stops_on_sigterm
 
 
 def _json_line(obj: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from sacbot.cli.interrupts import stops_once
+from sacbot.interrupts import stops_once
 
 
 def train_fast(

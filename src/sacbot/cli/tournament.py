@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from sacbot.cli.interrupts import stops_on_sigterm
 from sacbot.errors import UserError
+from sacbot.interrupts import stops_on_sigterm
 
 if TYPE_CHECKING:
     from sacbot.campaign.tournament import TournamentResult

@@ -3,7 +3,8 @@ through the same clean-up and saves, so a supervisor's `kill` loses no more than
 
 `stops_on_sigterm()` is for commands whose clean-up only stops processes. `stops_once()` is for commands that
 save on the way out: the first SIGINT or SIGTERM interrupts, later ones are ignored until the save is done
-(a campaign forwards its own SIGTERM to its pretraining, which may already have had the terminal's Ctrl-C).
+(a campaign forwards its own SIGTERM to its pretraining, and a tournament its own to its game processes, which
+may already have had the terminal's Ctrl-C).
 """
 
 from __future__ import annotations
