@@ -79,6 +79,9 @@ class SacbotSettings(BaseSettings):
     kickstart_anneal: int = Field(0, ge=0)
     # n-step soft targets over the 16 trained steps of each window (1 = one-step SAC; R2D2 uses 5).
     n_step: int = Field(1, ge=1, le=16)
+    # Opt-in: the networks also read sin/cos of four angles of the state (`NetworkSizes.angle_inputs`).
+    # None: what the checkpoint was built with (off for a fresh start).
+    angle_inputs: bool | None = None
     device: Literal["auto", "cpu", "cuda"] = "auto"
     seed: int | None = None
     # `sacbot play` (runtime): the channel between the realtime and trainer threads, and the trainer's pace.

@@ -253,3 +253,39 @@ def test_radar_lock_turns_toward_last_scan() -> None:
     # no fresh scan: spins in the last direction
     F.observe(tick(state(radar_direction=100.0), turn=12), m)
     assert F.action_to_intent(np.zeros(4), "lock", m).radar_turn_rate == -45.0
+
+
+@pytest.mark.parametrize("body", [-170.0, 0.0, 95.0, 179.0])
+@pytest.mark.parametrize("gun_off", [0.0, 90.0, -30.0, 179.0])
+def test_angle_inputs_give_the_gun_error_and_the_enemy_motion_smoothly(body: float, gun_off: float) -> None:
+    # The enemy sits at 30 degrees (counter-clockwise from east) from us, heading 120 (90 across our line).
+    bearing = 30.0
+    ex, ey = 400.0 + 200.0 * math.cos(math.radians(bearing)), 300.0 + 200.0 * math.sin(math.radians(bearing))
+    m = memory()
+    gun = bearing - gun_off
+    s = F.observe(tick(state(direction=body, gun_direction=gun % 360.0), [scan(ex, ey, direction=120.0)]), m)
+    columns = F.with_angle_inputs(s)
+    assert columns.shape == (25,) and columns.dtype == np.float32
+    assert np.array_equal(columns[:17], s)
+    aim_sin, aim_cos, rel_sin, rel_cos, across_sin, across_cos, body_sin, body_cos = columns[17:]
+    # the gun's error to the bearing, whatever the body heading and however the angles wrap
+    assert aim_sin == pytest.approx(math.sin(math.radians(gun_off)), abs=1e-5)
+    assert aim_cos == pytest.approx(math.cos(math.radians(gun_off)), abs=1e-5)
+    assert rel_sin == pytest.approx(math.sin(math.radians(bearing - body)), abs=1e-5)
+    assert rel_cos == pytest.approx(math.cos(math.radians(bearing - body)), abs=1e-5)
+    assert across_sin == pytest.approx(1.0, abs=1e-5)  # heading 120 = 90 to the left of the line of sight
+    assert across_cos == pytest.approx(0.0, abs=1e-5)
+    assert body_sin == pytest.approx(math.sin(math.radians(body)), abs=1e-5)
+    assert body_cos == pytest.approx(math.cos(math.radians(body)), abs=1e-5)
+
+
+def test_angle_inputs_are_the_same_for_numpy_and_torch_and_batches() -> None:
+    import torch
+
+    states = np.random.default_rng(0).uniform(-1, 1, (3, 5, 17)).astype(np.float32)
+    batched = F.with_angle_inputs(states)
+    assert batched.shape == (3, 5, 25)
+    assert np.allclose(batched[1, 2], F.with_angle_inputs(states[1, 2]))
+    t = torch.from_numpy(states)
+    columns = torch.stack(F.angle_input_columns(t, torch.sin, torch.cos), -1).numpy()
+    assert np.allclose(columns, batched[..., 17:], atol=1e-6)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 
+from sacbot.agent.features import with_angle_inputs
 from sacbot.agent.inference import FastActor
 from sacbot.agent.networks import Actor, NetworkSizes, squashed_sample
 from sacbot.agent.trainer import SacTrainer
@@ -32,17 +33,23 @@ def test_the_kernel_is_used_where_a_compiler_exists() -> None:
 
 
 @pytest.mark.parametrize("native", [True, False])
-@pytest.mark.parametrize("activation", ["relu", "tanh", "elu"])
-def test_fast_equals_torch_over_a_sequence(activation: str, native: bool) -> None:
+@pytest.mark.parametrize(
+    "sizes",
+    [NetworkSizes(activation="relu"), NetworkSizes(activation="tanh"), NetworkSizes(activation="elu"),
+     NetworkSizes(angle_inputs=True)],
+    ids=["relu", "tanh", "elu", "angle-inputs"],
+)  # fmt: skip
+def test_fast_equals_torch_over_a_sequence(sizes: NetworkSizes, native: bool) -> None:
     torch.manual_seed(0)
-    sizes = NetworkSizes(activation=activation)
     actor = Actor(sizes)
     fast = FastActor(torch_arrays(actor), sizes, native=native)
+    assert actor.fc_in.in_features == (25 if sizes.angle_inputs else 17)
     rng = np.random.default_rng(0)
     states = rng.uniform(-1, 1, (50, 17)).astype(np.float32)
     h0 = np.tanh(rng.standard_normal(128)).astype(np.float32)
+    inputs = with_angle_inputs(states) if sizes.angle_inputs else states  # the torch actor reads inputs
     with torch.no_grad():
-        mu, _, out = actor(torch.from_numpy(states)[None], torch.from_numpy(h0)[None])
+        mu, _, out = actor(torch.from_numpy(inputs)[None], torch.from_numpy(h0)[None])
     h = h0
     for t in range(50):
         a, h = fast.step(states[t], h)
@@ -52,7 +59,7 @@ def test_fast_equals_torch_over_a_sequence(activation: str, native: bool) -> Non
     a_b, h_b = fast.step_batch(states[:8], np.repeat(h0[None], 8, 0))
     with torch.no_grad():
         mu1, _, out1 = actor(
-            torch.from_numpy(states[:8])[:, None], torch.from_numpy(np.repeat(h0[None], 8, 0))
+            torch.from_numpy(inputs[:8])[:, None], torch.from_numpy(np.repeat(h0[None], 8, 0))
         )
     assert np.abs(a_b - np.tanh(mu1[:, 0].numpy())).max() < 1e-5
     assert np.abs(h_b - out1[:, 0].numpy()).max() < 1e-5

@@ -72,6 +72,7 @@ radar_mode = "lock"
 kickstart = 2.5
 kickstart_anneal = 6000
 n_step = 5
+angle_inputs = true
 """
     )
     c = load_campaign(path)
@@ -80,6 +81,7 @@ n_step = 5
         "SACBOT_KICKSTART": "2.5",
         "SACBOT_KICKSTART_ANNEAL": "6000",
         "SACBOT_N_STEP": "5",
+        "SACBOT_ANGLE_INPUTS": "1",
     }
     assert parse_campaign(MINIMAL).bot.environment() == {}  # unset: the environment's own settings hold
     assert c.server.url == "ws://127.0.0.1:7654" and c.server.bot_secret == "b"

@@ -181,6 +181,34 @@ def test_eval_mode_writes_nothing_and_changes_no_weight(
     assert tree_digest(weights) == before
 
 
+def test_a_checkpoint_with_angle_inputs_plays_and_trains_on_with_them(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
+    wait_for: Callable[..., None],
+    bot_log: Callable[[Path], str],
+) -> None:
+    """The networks' input width comes from the checkpoint: no setting needed to play what train-fast made."""
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
+    from sacbot.checkpoint import CheckpointMeta
+
+    weights = tmp_path / "weights"
+    sac = SacTrainer(TrainerConfig(sizes=NetworkSizes(angle_inputs=True), seed=3, device="cpu"))
+    save_checkpoint(
+        weights / "best.zip", sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes())
+    )
+    use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights)})
+    run_battle(
+        [BOTS / "SacBot", OPPONENT], game_setup_for("1v1", number_of_rounds=2), log_dir=tmp_path / "logs"
+    )
+    wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
+    log = bot_log(tmp_path / "logs")
+    assert "loaded slot best" in log and "angle inputs on" in log
+    meta = read_meta(weights / "latest.zip")
+    assert meta is not None and meta.network_sizes["angle_inputs"] is True and meta.updates > 0
+
+
 def sacbot_play(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("SACBOT_", "BOT_", "SERVER_"))}
     full.update(env)

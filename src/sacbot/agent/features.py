@@ -37,6 +37,7 @@ credits each gun turn at once instead of when a bullet lands tens of turns later
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -220,6 +221,31 @@ def encode_state(bot_state: Any, memory: RoundMemory, out: np.ndarray | None = N
         return np.array(values, np.float32)
     out[:] = values
     return out
+
+
+def angle_input_columns(states: Any, sin: Callable[[Any], Any], cos: Callable[[Any], Any]) -> list[Any]:
+    """The opt-in angle inputs (`NetworkSizes.angle_inputs`): sin and cos of four angles, computed from the
+    state entries alone, for numpy arrays or torch tensors (pass the library's `sin` and `cos`); states
+    (..., 17).
+
+    The state gives angles as wrapped fractions of 180 degrees, so "where is the enemy from my gun" is a sum
+    of three of them with a jump at +-180 that a network learns slowly. These columns give the same
+    information smoothly: the gun's error to the enemy's bearing, the bearing from the body heading, the
+    enemy's heading against the line of sight (its lateral and advancing motion), and the body heading.
+    """
+    body = states[..., 2] * math.pi
+    gun = states[..., 4] * math.pi
+    relative = states[..., 13] * math.pi
+    bearing = body + relative
+    across = states[..., 14] * math.pi - bearing
+    aim = bearing - gun
+    return [sin(aim), cos(aim), sin(relative), cos(relative), sin(across), cos(across), sin(body), cos(body)]
+
+
+def with_angle_inputs(states: np.ndarray) -> np.ndarray:
+    """States (..., 17) -> network inputs (..., 25), float32: the state, then `angle_input_columns`."""
+    columns = np.stack(angle_input_columns(states, np.sin, np.cos), -1)
+    return np.concatenate([states, columns], -1).astype(np.float32, copy=False)
 
 
 def observe(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np.ndarray:

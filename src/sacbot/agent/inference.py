@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from sacbot.agent import native_step
+from sacbot.agent.features import with_angle_inputs
 from sacbot.agent.sizes import NetworkSizes
 
 
@@ -53,7 +54,7 @@ class FastActor:
         self.w_out = np.ascontiguousarray(np.concatenate([get("mu.weight"), get("log_std.weight")]))
         self.b_out = np.concatenate([get("mu.bias"), get("log_std.bias")])
         h, a = self.w_hh.shape[1], self.w_out.shape[0] // 2
-        if self.w_in.shape[1] != sz.state_dim or h != sz.hidden or a != sz.action_dim:
+        if self.w_in.shape[1] != sz.input_dim or h != sz.hidden or a != sz.action_dim:
             raise ValueError("actor arrays do not match the network sizes")
         self.hidden_dim, self.action_dim = h, a
         self.rng = np.random.default_rng(seed)
@@ -83,7 +84,7 @@ class FastActor:
             self.w_head.shape[0],
             self.hidden_dim,
             self.action_dim,
-            self.sizes.state_dim,
+            self.sizes.input_dim,
         )
         expected = {
             "w_in": (e, s), "b_in": (e,), "w_ih": (3 * h, e), "b_ih": (3 * h,), "w_hh": (3 * h, h),
@@ -109,7 +110,7 @@ class FastActor:
             return
         f32 = np.float32
         self._io = {
-            "state": np.zeros(sz.state_dim, f32),
+            "state": np.zeros(sz.input_dim, f32),
             "hidden": np.zeros(self.hidden_dim, f32),
             "eps": np.zeros(self.action_dim, f32),
             "action": np.zeros(self.action_dim, f32),
@@ -120,7 +121,7 @@ class FastActor:
         # The struct holds raw pointers into these arrays: they live as long as this actor.
         self._struct = native_step.ActorStruct(
             *(w.ctypes.data for w in weights),
-            sz.state_dim,
+            sz.input_dim,
             self.w_in.shape[0],
             self.hidden_dim,
             self.w_head.shape[0],
@@ -162,6 +163,8 @@ class FastActor:
         self, state: np.ndarray, hidden: np.ndarray, deterministic: bool = True
     ) -> tuple[np.ndarray, np.ndarray]:
         """One tick at batch 1: state (S,), hidden (H,) -> action (A,) in [-1, 1], new hidden (H,)."""
+        if self.sizes.angle_inputs:
+            state = with_angle_inputs(state)
         if self._native is not None:
             return self._step_native(state, hidden, deterministic)
         sz, h = self.sizes, self.hidden_dim
@@ -212,6 +215,8 @@ class FastActor:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Many independent ticks at once: states (N, S), hidden (N, H) -> actions (N, A), hidden (N, H)."""
         sz, h, a = self.sizes, self.hidden_dim, self.action_dim
+        if sz.angle_inputs:
+            states = with_angle_inputs(states)
         if sz.memoryless:
             hidden = np.zeros_like(hidden)
         e = states @ self.w_in.T + self.b_in

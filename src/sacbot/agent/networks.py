@@ -76,7 +76,7 @@ class Actor(nn.Module):
     def __init__(self, sizes: NetworkSizes) -> None:
         super().__init__()
         self.sizes = sizes
-        self.fc_in = nn.Linear(sizes.state_dim, sizes.embed)
+        self.fc_in = nn.Linear(sizes.input_dim, sizes.embed)
         self.gru = nn.GRU(sizes.embed, sizes.hidden, batch_first=True)
         self.fc_head = nn.Linear(sizes.hidden, sizes.head)
         self.mu = nn.Linear(sizes.head, sizes.action_dim)
@@ -128,7 +128,7 @@ class TwinCritic(nn.Module):
     def __init__(self, sizes: NetworkSizes) -> None:
         super().__init__()
         self.sizes = sizes
-        d_in = sizes.state_dim + sizes.action_dim
+        d_in = sizes.input_dim + sizes.action_dim
         e, h, f = sizes.embed, sizes.hidden, sizes.head
         # Each critic initialised as its torch.nn counterpart would be, then stacked.
         fc_in = [nn.Linear(d_in, e) for _ in range(2)]

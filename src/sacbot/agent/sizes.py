@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+# sin and cos of four angles (`sacbot.agent.features.angle_input_columns`).
+ANGLE_INPUT_DIM = 8
+
 
 @dataclass(frozen=True)
 class NetworkSizes:
@@ -18,6 +21,14 @@ class NetworkSizes:
     log_std_max: float = 2.0
     activation: str = "relu"
     memoryless: bool = False
+    # Opt-in: the first layers also read sin/cos of four angles computed from the state
+    # (`sacbot.agent.features.angle_input_columns`): no new information, a smooth form of it.
+    angle_inputs: bool = False
+
+    @property
+    def input_dim(self) -> int:
+        """Width of the networks' state input: the state, plus the angle inputs when on."""
+        return self.state_dim + (ANGLE_INPUT_DIM if self.angle_inputs else 0)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

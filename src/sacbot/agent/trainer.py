@@ -36,6 +36,7 @@ import torch
 from torch import Tensor
 
 from sacbot.agent import accel, trainer_state
+from sacbot.agent.features import angle_input_columns
 from sacbot.agent.n_step import n_step_targets
 from sacbot.agent.networks import Actor, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
@@ -160,14 +161,18 @@ class SacTrainer:
 
     # -- the SAC pass -------------------------------------------------------------------------------------
     def _tensors(self, batch: Batch) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
-        """The batch as time-major tensors: obs (L+1, B, S), act (L, B, A), rew, done (L, B), h0 (B, H)."""
+        """The batch as time-major tensors: obs (L+1, B, the networks' input width), act (L, B, A), rew,
+        done (L, B), h0 (B, H)."""
         dev = self.device
 
         def tm(a: np.ndarray) -> Tensor:
             return torch.as_tensor(np.ascontiguousarray(a.swapaxes(0, 1)), device=dev)
 
+        obs = tm(batch.obs)
+        if self.config.sizes.angle_inputs:  # the networks read the state and its angle inputs (S + 8)
+            obs = torch.cat([obs, torch.stack(angle_input_columns(obs, torch.sin, torch.cos), -1)], -1)
         return (
-            tm(batch.obs),
+            obs,
             tm(batch.action),
             tm(batch.reward),
             tm(batch.done),

@@ -153,6 +153,7 @@ class BotSettings(_Strict):
     kickstart: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     kickstart_anneal: int | None = Field(default=None, ge=0)  # learner updates until the weight reaches 0
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
+    angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
 
     def environment(self) -> dict[str, str]:
         """The SACBOT_* variables these settings stand for."""
@@ -162,6 +163,7 @@ class BotSettings(_Strict):
             "kickstart": self.kickstart,
             "kickstart_anneal": self.kickstart_anneal,
             "n_step": self.n_step,
+            "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
         }
         return {f"SACBOT_{k.upper()}": str(v) for k, v in values.items() if v is not None}
 

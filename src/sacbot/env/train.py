@@ -86,6 +86,7 @@ def train_fast(
     kickstart: float | None = None,
     kickstart_anneal: int | None = None,
     n_step: int | None = None,
+    angle_inputs: bool | None = None,
     teacher_lead: int = 0,
     torch_threads: int | None = 1,
     workers: int = 0,
@@ -115,6 +116,7 @@ def train_fast(
         names = tuple(dict.fromkeys(name for name, w in weighted if w > 0))
         league = FastLeague([(n, w) for n, w in weighted if w > 0], league_config, Path(out), seed=seed)
     from sacbot.agent.inference import FastActor
+    from sacbot.agent.sizes import NetworkSizes
     from sacbot.agent.trainer import SacTrainer
     from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import latest_path
@@ -129,7 +131,7 @@ def train_fast(
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
-    if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, n_step):
+    if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, n_step, angle_inputs):
         # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
         # what play will see.
         from sacbot.settings import load_sacbot_settings
@@ -143,8 +145,12 @@ def train_fast(
         kickstart = settings.kickstart if kickstart is None else kickstart
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
         n_step = settings.n_step if n_step is None else n_step
+        if angle_inputs is None:
+            from sacbot.runtime.startup import angle_inputs_for
+
+            angle_inputs = angle_inputs_for(settings.angle_inputs, resumed_meta(Path(out)))
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
-    assert n_step is not None
+    assert n_step is not None and angle_inputs is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -164,7 +170,12 @@ def train_fast(
     )
     trainer = SacTrainer(
         TrainerConfig(
-            device=device, seed=seed, kickstart=kickstart, kickstart_anneal=kickstart_anneal, n_step=n_step
+            sizes=NetworkSizes(angle_inputs=angle_inputs),
+            device=device,
+            seed=seed,
+            kickstart=kickstart,
+            kickstart_anneal=kickstart_anneal,
+            n_step=n_step,
         )
     )
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
@@ -191,7 +202,7 @@ def train_fast(
     trained_with = {
         "opponents": list(names), "sampling": "spread" if league_config is None else league_config.sampling,
         "radar_mode": radar_mode, "aim_shaping": aim_shaping, "kickstart": kickstart,
-        "kickstart_anneal": kickstart_anneal, "n_step": n_step,
+        "kickstart_anneal": kickstart_anneal, "n_step": n_step, "angle_inputs": angle_inputs,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with, board=board, league=league)
     lead_rng = np.random.default_rng(seed + 1)

@@ -118,6 +118,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     apply_speed_levers(settings)
     import torch
 
+    from sacbot.agent.sizes import NetworkSizes
     from sacbot.agent.trainer import SacTrainer
     from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.runtime.channel import DropOldestChannel
@@ -128,18 +129,24 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     from sacbot.runtime.startup import (
         SHIPPED_ACTOR,
         actor_specs,
+        angle_inputs_for,
         choose_start,
         full_start_arrays,
         radar_mode_for,
         shipped_kickstart,
+        start_meta,
     )
     from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
     torch.set_num_threads(settings.torch_threads)
 
+    first_meta = start_meta(settings.checkpoint, weights, opponent)
+    sizes = NetworkSizes(angle_inputs=angle_inputs_for(settings.angle_inputs, first_meta))
+
     def make_trainer(kickstart: float) -> SacTrainer:
         return SacTrainer(
             TrainerConfig(
+                sizes=sizes,
                 device=settings.device,
                 seed=settings.seed or 0,
                 batch_size=settings.batch_size,
@@ -245,6 +252,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             keep_all_latencies=settings.stats_file is not None,
         )
     _say(f"{identity.name}: {start.source}; weights folder {weights}; radar {radar_mode} ({radar_source})")
+    if sizes.angle_inputs:
+        _say("angle inputs on: the networks also read sin/cos of four angles of the state")
     if kickstart != settings.kickstart:
         _say(f"kickstart {kickstart:g} (the shipped actor's; SACBOT_KICKSTART overrides)")
     if trainer is not None:

@@ -21,7 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from sacbot.agent.features import RadarMode
-from sacbot.checkpoint import CheckpointError, CheckpointMeta, load_checkpoint, load_for_game, read_meta
+from sacbot.checkpoint import (
+    CheckpointError,
+    CheckpointMeta,
+    load_checkpoint,
+    load_for_game,
+    load_order,
+    read_meta,
+)
 
 ArraySpecs = dict[str, tuple[tuple[int, ...], str]]
 
@@ -50,6 +57,27 @@ def radar_mode_for(setting: str | None, meta: CheckpointMeta | None) -> tuple[Ra
     if trained in ("spin", "lock"):
         return ("lock" if trained == "lock" else "spin"), "the checkpoint's"
     return "spin", "the default"
+
+
+def angle_inputs_for(setting: bool | None, meta: CheckpointMeta | None) -> bool:
+    """Whether the networks read the angle inputs (`NetworkSizes.angle_inputs`): SACBOT_ANGLE_INPUTS when set,
+    else what the checkpoint's networks were built with (its first layer's width depends on it), else off."""
+    if setting is not None:
+        return setting
+    return meta is not None and meta.network_sizes.get("angle_inputs") is True
+
+
+def start_meta(explicit: Path | None, weights_dir: Path, opponent: str | None) -> CheckpointMeta | None:
+    """The metadata of the archive `choose_start` will try first (SACBOT_CHECKPOINT, else the first slot that
+    exists), read before the networks are built; None when there is none or it cannot be read."""
+    paths = [explicit.expanduser()] if explicit is not None else load_order(weights_dir, opponent)
+    for path in paths:
+        if path.is_file():
+            try:
+                return read_meta(path)
+            except CheckpointError:
+                return None  # choose_start says why, with its own line
+    return None
 
 
 def shipped_kickstart(start: StartWeights, setting: float) -> float:
