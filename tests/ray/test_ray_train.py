@@ -112,3 +112,21 @@ def test_runners_pause_while_the_learner_lags(tmp_path: Path) -> None:
     paid = summary.env_steps - 200
     assert summary.updates + int(last["updates_waived"]) <= 0.2 * paid + 1e-9
     assert summary.updates + int(last["updates_waived"]) >= 0.2 * paid - 0.2 * 64 - 1
+
+
+def test_the_runners_act_with_the_learner_s_angle_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sacbot.agent.sizes import NetworkSizes
+    from sacbot.checkpoint import read_meta
+
+    monkeypatch.setenv("SACBOT_ANGLE_INPUTS", "1")
+    out = tmp_path / "w"
+    summary = train_ray("SpinBot", out, steps=600, utd=0.02, **SMALL)  # type: ignore[arg-type]
+    assert summary.env_steps >= 600 and summary.updates > 0
+    meta = read_meta(latest_path(out))
+    assert meta is not None and meta.network_sizes["angle_inputs"] is True
+    assert meta.extra["angle_inputs"] is True
+    restore_trainer(
+        latest_path(out), SacTrainer(TrainerConfig(sizes=NetworkSizes(angle_inputs=True), device="cpu"))
+    )

@@ -144,12 +144,13 @@ def train_ray(
     names = tuple(name for name, _ in weighted)
     if steps < 1 or envs < 1 or runners < 1 or chunk_steps < 1 or utd < 0 or not math.isfinite(utd):
         raise UserError("--steps, --envs, --runners must be at least 1 and the UTD ratio 0 or more", 2)
+    from sacbot.agent.sizes import NetworkSizes
     from sacbot.agent.trainer import SacTrainer
     from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import latest_path
     from sacbot.env.fast_saver import FastSaver, resume, resumed_meta
     from sacbot.runtime.learner import AgentLearner
-    from sacbot.runtime.startup import radar_mode_for
+    from sacbot.runtime.startup import angle_inputs_for, radar_mode_for
     from sacbot.settings import load_sacbot_settings
 
     out = Path(out)
@@ -159,10 +160,11 @@ def train_ray(
     say = log or (lambda line: None)
     settings = load_sacbot_settings()  # as train-fast and `sacbot play`: training sees what play will see
     radar_mode, _ = radar_mode_for(settings.radar_mode, resumed_meta(out))
+    angle_inputs = angle_inputs_for(settings.angle_inputs, resumed_meta(out))
     trainer = SacTrainer(
         TrainerConfig(
-            device=device, seed=seed, kickstart=settings.kickstart,
-            kickstart_anneal=settings.kickstart_anneal, n_step=settings.n_step,
+            sizes=NetworkSizes(angle_inputs=angle_inputs), device=device, seed=seed,
+            kickstart=settings.kickstart, kickstart_anneal=settings.kickstart_anneal, n_step=settings.n_step,
         )
     )  # fmt: skip
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
@@ -175,7 +177,8 @@ def train_ray(
     trained_with = {
         "opponents": list(names), "sampling": "spread", "radar_mode": radar_mode,
         "aim_shaping": settings.aim_shaping, "kickstart": settings.kickstart,
-        "kickstart_anneal": settings.kickstart_anneal, "n_step": settings.n_step, "ray_runners": runners,
+        "kickstart_anneal": settings.kickstart_anneal, "n_step": settings.n_step,
+        "angle_inputs": angle_inputs, "ray_runners": runners,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with)
     ray = init_ray(address, num_cpus)
