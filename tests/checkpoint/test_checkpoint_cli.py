@@ -144,3 +144,22 @@ def test_new_writes_a_seeded_fresh_trainer_that_verify_checks_against_the_networ
     assert_one_line_error(
         sacbot("verify", str(tmp_path / "reshaped.zip")), 1, f"{name} has shape (3, 3), expected (384, 128)"
     )
+
+
+def test_verify_and_show_know_the_angle_inputs(tmp_path: Path) -> None:
+    from sacbot.agent.sizes import NetworkSizes
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
+
+    sac = SacTrainer(TrainerConfig(sizes=NetworkSizes(angle_inputs=True), device="cpu", replay_capacity=64))
+    path = tmp_path / "angles.zip"
+    save_checkpoint(path, sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes()))
+    verified = sacbot("verify", str(path))
+    assert verified.returncode == 0, verified.stderr
+    shown = sacbot("show", str(path))
+    assert shown.returncode == 0 and "angle_inputs" in shown.stdout.replace("\n", ""), shown.stdout
+    # the same arrays under a meta that says the plain 17 inputs: the first layers' width does not match
+    save_checkpoint(
+        tmp_path / "plain.zip", sac.state_arrays(), CheckpointMeta(network_sizes=NetworkSizes().as_dict())
+    )
+    assert_one_line_error(sacbot("verify", str(tmp_path / "plain.zip")), 1, "fc_in")

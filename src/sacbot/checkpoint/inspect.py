@@ -84,7 +84,9 @@ def human_age(seconds: float | None) -> str:
 
 
 def compact_sizes(sizes: dict[str, Any] | None) -> str:
-    """The sizes a reader compares at a glance (integers), e.g. 'state_dim=17 hidden=128'."""
+    """The sizes a reader compares at a glance (integers, and the switches that are on), e.g.
+    'state_dim=17 hidden=128 angle_inputs'."""
     if not sizes:
         return "-"
-    return " ".join(f"{k}={v}" for k, v in sizes.items() if isinstance(v, int) and not isinstance(v, bool))
+    counts = [f"{k}={v}" for k, v in sizes.items() if isinstance(v, int) and not isinstance(v, bool)]
+    return " ".join(counts + [k for k, v in sizes.items() if v is True])
