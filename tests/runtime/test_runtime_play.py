@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from sacbot.agent.sizes import NetworkSizes
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.arena.battle import run_battle
 from sacbot.arena.server import EmbeddedArena
-from sacbot.checkpoint import load_checkpoint, read_meta, save_checkpoint
+from sacbot.checkpoint import CheckpointMeta, load_checkpoint, read_meta, save_checkpoint
 from sacbot.checkpoint.replay_file import load_replay
 from sacbot.engine import game_setup_for
 from sacbot.protocol import RoundEndedEventForObserver
@@ -152,6 +153,16 @@ def tree_digest(folder: Path) -> dict[str, str]:
     }
 
 
+def save_best(weights: Path, config: TrainerConfig) -> None:
+    """A fresh trainer of this config as the weights folder's best slot."""
+    from sacbot.agent.trainer import SacTrainer
+
+    sac = SacTrainer(config)
+    save_checkpoint(
+        weights / "best.zip", sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes())
+    )
+
+
 def test_eval_mode_writes_nothing_and_changes_no_weight(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -159,15 +170,8 @@ def test_eval_mode_writes_nothing_and_changes_no_weight(
     wait_for: Callable[..., None],
     bot_log: Callable[[Path], str],
 ) -> None:
-    from sacbot.agent.trainer import SacTrainer
-    from sacbot.agent.trainer_config import TrainerConfig
-    from sacbot.checkpoint import CheckpointMeta
-
     weights = tmp_path / "weights"
-    sac = SacTrainer(TrainerConfig(seed=11, device="cpu"))
-    save_checkpoint(
-        weights / "best.zip", sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes())
-    )
+    save_best(weights, TrainerConfig(seed=11, device="cpu"))
     before = tree_digest(weights)
     use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_EVAL_MODE": "1"})
     run_battle(
@@ -189,15 +193,8 @@ def test_a_checkpoint_with_angle_inputs_plays_and_trains_on_with_them(
     bot_log: Callable[[Path], str],
 ) -> None:
     """The networks' input width comes from the checkpoint: no setting needed to play what train-fast made."""
-    from sacbot.agent.trainer import SacTrainer
-    from sacbot.agent.trainer_config import TrainerConfig
-    from sacbot.checkpoint import CheckpointMeta
-
     weights = tmp_path / "weights"
-    sac = SacTrainer(TrainerConfig(sizes=NetworkSizes(angle_inputs=True), seed=3, device="cpu"))
-    save_checkpoint(
-        weights / "best.zip", sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes())
-    )
+    save_best(weights, TrainerConfig(sizes=NetworkSizes(angle_inputs=True), seed=3, device="cpu"))
     use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights)})
     run_battle(
         [BOTS / "SacBot", OPPONENT], game_setup_for("1v1", number_of_rounds=2), log_dir=tmp_path / "logs"
