@@ -233,12 +233,19 @@ def angle_input_columns(states: Any, sin: Callable[[Any], Any], cos: Callable[[A
     information smoothly: the gun's error to the enemy's bearing, the bearing from the body heading, the
     enemy's heading against the line of sight (its lateral and advancing motion), and the body heading.
     """
-    body = states[..., 2] * math.pi
-    gun = states[..., 4] * math.pi
-    relative = states[..., 13] * math.pi
+    return angle_inputs_of(states[..., 2], states[..., 4], states[..., 13], states[..., 14], sin, cos)
+
+
+def angle_inputs_of(
+    body: Any, gun: Any, relative: Any, heading: Any, sin: Callable[[Any], Any], cos: Callable[[Any], Any]
+) -> list[Any]:
+    """`angle_input_columns` from state entries 2 (body heading), 4 (gun heading), 13 (the enemy's bearing
+    from the body) and 14 (its heading): arrays, tensors or plain floats (`math.sin`; `FastActor.step`)."""
+    body = body * math.pi
+    relative = relative * math.pi
     bearing = body + relative
-    across = states[..., 14] * math.pi - bearing
-    aim = bearing - gun
+    across = heading * math.pi - bearing
+    aim = bearing - gun * math.pi
     return [sin(aim), cos(aim), sin(relative), cos(relative), sin(across), cos(across), sin(body), cos(body)]
 
 
