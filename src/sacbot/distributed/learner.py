@@ -159,8 +159,9 @@ def train_ray(
     out.mkdir(parents=True, exist_ok=True)
     say = log or (lambda line: None)
     settings = load_sacbot_settings()  # as train-fast and `sacbot play`: training sees what play will see
-    radar_mode, _ = radar_mode_for(settings.radar_mode, resumed_meta(out))
-    angle_inputs = angle_inputs_for(settings.angle_inputs, resumed_meta(out))
+    resumed = resumed_meta(out)
+    radar_mode, _ = radar_mode_for(settings.radar_mode, resumed)
+    angle_inputs = angle_inputs_for(settings.angle_inputs, resumed)
     trainer = SacTrainer(
         TrainerConfig(
             sizes=NetworkSizes(angle_inputs=angle_inputs), device=device, seed=seed,

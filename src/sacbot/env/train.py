@@ -134,21 +134,19 @@ def train_fast(
     if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, n_step, angle_inputs):
         # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
         # what play will see.
+        from sacbot.runtime.startup import angle_inputs_for, radar_mode_for
         from sacbot.settings import load_sacbot_settings
 
         settings = load_sacbot_settings()
+        resumed = resumed_meta(Path(out))
         if radar_mode is None:
-            from sacbot.runtime.startup import radar_mode_for
-
-            radar_mode, _ = radar_mode_for(settings.radar_mode, resumed_meta(Path(out)))
+            radar_mode, _ = radar_mode_for(settings.radar_mode, resumed)
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
         kickstart = settings.kickstart if kickstart is None else kickstart
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
         n_step = settings.n_step if n_step is None else n_step
         if angle_inputs is None:
-            from sacbot.runtime.startup import angle_inputs_for
-
-            angle_inputs = angle_inputs_for(settings.angle_inputs, resumed_meta(Path(out)))
+            angle_inputs = angle_inputs_for(settings.angle_inputs, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
     assert n_step is not None and angle_inputs is not None
     if teacher_lead < 0:

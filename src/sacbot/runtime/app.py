@@ -105,15 +105,13 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     from sacbot.checkpoint import validate_opponent_name
     from sacbot.client import resolve_identity, run_bot
     from sacbot.runtime.paths import bot_json_path, weights_dir
+    from sacbot.runtime.startup import start_meta
 
     bot_json = bot_json_path(settings)
     identity = resolve_identity(json_path=bot_json)
     weights = weights_dir(settings, bot_json)
     opponent = validate_opponent_name(settings.opponent) if settings.opponent else None
-    if settings.checkpoint is not None:
-        from sacbot.checkpoint import read_meta
-
-        read_meta(settings.checkpoint.expanduser())  # a missing or broken file fails now, before torch loads
+    first_meta = start_meta(settings.checkpoint, weights, opponent)  # a broken SACBOT_CHECKPOINT fails here
 
     apply_speed_levers(settings)
     import torch
@@ -134,13 +132,11 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         full_start_arrays,
         radar_mode_for,
         shipped_kickstart,
-        start_meta,
     )
     from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
     torch.set_num_threads(settings.torch_threads)
 
-    first_meta = start_meta(settings.checkpoint, weights, opponent)
     sizes = NetworkSizes(angle_inputs=angle_inputs_for(settings.angle_inputs, first_meta))
 
     def make_trainer(kickstart: float) -> SacTrainer:

@@ -68,10 +68,12 @@ def angle_inputs_for(setting: bool | None, meta: CheckpointMeta | None) -> bool:
 
 
 def start_meta(explicit: Path | None, weights_dir: Path, opponent: str | None) -> CheckpointMeta | None:
-    """The metadata of the archive `choose_start` will try first (SACBOT_CHECKPOINT, else the first slot that
-    exists), read before the networks are built; None when there is none or it cannot be read."""
-    paths = [explicit.expanduser()] if explicit is not None else load_order(weights_dir, opponent)
-    for path in paths:
+    """The metadata of the archive `choose_start` will try first, read before torch loads and the networks
+    are built. SACBOT_CHECKPOINT: its meta, and a missing or broken file is its CheckpointError now; else the
+    first slot that exists, None when there is none or it cannot be read (choose_start then skips it)."""
+    if explicit is not None:
+        return read_meta(explicit.expanduser())
+    for path in load_order(weights_dir, opponent):
         if path.is_file():
             try:
                 return read_meta(path)
