@@ -276,6 +276,7 @@ def test_sigterm_during_pretraining_saves_it_where_it_stands_and_the_rerun_resum
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=180)
     assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    assert "pretraining: this very step" in stderr.splitlines()[-1], stderr
     pretrain_log = (out / "logs" / "pretrain.log").read_text()
     assert "interrupted: saving where the run stands" in pretrain_log, pretrain_log
     meta = read_meta(out / "pretrain" / "latest.zip")

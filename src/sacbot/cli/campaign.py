@@ -90,7 +90,8 @@ def train_campaign(
                 console.print(f"run folder: {run_dir}")
     except KeyboardInterrupt:
         raise UserError(
-            f"interrupted; the last completed round is saved in {run_dir}; re-run the same command to resume",
+            f"interrupted; saved in {run_dir} (pretraining: this very step; a chunk: its last completed "
+            "round); re-run the same command to resume",
             130,
         ) from None
     finally:
