@@ -108,7 +108,7 @@ def test_the_teacher_wins_real_engine_rounds(opponent: str) -> None:
 SMALL = NetworkSizes(embed=32, hidden=32, head=32)
 
 
-def _filled(kickstart: float, anneal: int = 0) -> SacTrainer:
+def _filled(kickstart: float, anneal: int = 0, q_filter: bool = False) -> SacTrainer:
     """A small trainer whose replay holds real engine rounds, played by the teacher with noise."""
     trainer = SacTrainer(
         TrainerConfig(
@@ -119,6 +119,7 @@ def _filled(kickstart: float, anneal: int = 0) -> SacTrainer:
             seed=1,
             kickstart=kickstart,
             kickstart_anneal=anneal,
+            kickstart_filter=q_filter,
         )
     )
     rng = np.random.default_rng(0)
@@ -181,3 +182,27 @@ def test_an_annealed_kickstart_acts_until_it_fades_then_the_update_is_plain_sac(
     assert weights == pytest.approx([5.0, 10.0 / 3.0, 5.0 / 3.0])
     m = faded.train_step()  # update 3: faded out, no term, no teacher call
     assert m is not None and m["kickstart_weight"] == 0.0 and m["kickstart_loss"] == 0.0
+
+
+def test_the_distillation_term_counts_only_the_states_it_keeps() -> None:
+    obs = torch.stack([state(enemy=(300.0, b, 0.0, 0.0, 100.0)) for b in (-90.0, 0.0, 45.0, 120.0)])
+    student = torch.zeros(4, 4)
+    per_state = (teacher_action(obs) - student).pow(2).sum(-1)  # the gun is cool: all four entries count
+    keep = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    assert distillation_loss(student, obs, keep=torch.ones(4)) == pytest.approx(float(per_state.mean()))
+    assert distillation_loss(student, obs, keep=torch.zeros(4)) == 0.0
+    # Dropped states add nothing, and the mean stays over all four.
+    assert distillation_loss(student, obs, keep=keep) == pytest.approx(float((per_state * keep).sum() / 4))
+
+
+def test_the_q_filter_keeps_the_term_only_where_the_critics_prefer_the_teacher() -> None:
+    plain, filtered = _filled(kickstart=5.0), _filled(kickstart=5.0, q_filter=True)
+    m_plain, m_filtered = plain.train_step(), filtered.train_step()
+    assert m_plain is not None and m_filtered is not None
+    assert "kickstart_kept" not in m_plain
+    # Fresh critics rate the teacher's action above the actor's on some states and below on others.
+    assert 0.0 < m_filtered["kickstart_kept"] < 1.0
+    assert 0.0 < m_filtered["kickstart_loss"] < m_plain["kickstart_loss"]
+    # Same batch, same networks: only the teacher's term differs.
+    assert m_filtered["critic_loss"] == pytest.approx(m_plain["critic_loss"])
+    assert m_filtered["actor_loss"] == pytest.approx(m_plain["actor_loss"])

@@ -71,6 +71,7 @@ opponents = ["SpinBot"]
 radar_mode = "lock"
 kickstart = 2.5
 kickstart_anneal = 6000
+kickstart_filter = true
 n_step = 5
 angle_inputs = true
 """
@@ -80,6 +81,7 @@ angle_inputs = true
         "SACBOT_RADAR_MODE": "lock",
         "SACBOT_KICKSTART": "2.5",
         "SACBOT_KICKSTART_ANNEAL": "6000",
+        "SACBOT_KICKSTART_FILTER": "1",
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
     }

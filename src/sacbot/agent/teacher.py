@@ -111,15 +111,24 @@ def teacher_action(obs: Tensor, arena_width: float = 800.0, arena_height: float 
 
 
 def distillation_loss(
-    action_mean: Tensor, obs: Tensor, arena_width: float = 800.0, arena_height: float = 600.0
+    action_mean: Tensor,
+    obs: Tensor,
+    arena_width: float = 800.0,
+    arena_height: float = 600.0,
+    keep: Tensor | None = None,
 ) -> Tensor:
     """Mean over states of ||action_mean - teacher(obs)||^2, the fire entry counted only where the gun is cool
-    (a hot gun ignores the request, so there the student may ask anything)."""
+    (a hot gun ignores the request, so there the student may ask anything). `keep` (0/1 per state, the
+    shape of obs without its last axis) zeroes the term on the states it leaves out (the Q-filter); the mean
+    stays over all states, so the term shrinks as fewer states keep it."""
     with torch.no_grad():
         target = teacher_action(obs, arena_width, arena_height)
         weight = torch.ones_like(target)
         weight[..., 3] = (obs[..., 6] <= 0.0).to(weight.dtype)
-    return ((action_mean - target).pow(2) * weight).sum(-1).mean()
+    per_state = ((action_mean - target).pow(2) * weight).sum(-1)
+    if keep is not None:
+        per_state = per_state * keep
+    return per_state.mean()
 
 
 __all__ = ["distillation_loss", "teacher_action"]

@@ -13,7 +13,9 @@ L = burn_in + train_len transitions (L + 1 states), time-major:
    target critics over the window (target_history="target"). n_step > 1: n-step soft targets
    (`sacbot.agent.n_step`).
 4. Actor loss: alpha log pi(a|s_t) - min_k Q_k(s_t, a), a ~ pi, critic weights detached: one GRU step of the
-   critics from their data hidden state h_{t-1}.
+   critics from their data hidden state h_{t-1}. Kickstarting adds weight * the teacher's distillation term;
+   with the Q-filter (`kickstart_filter`) only on the states where min_k Q_k(s_t, teacher(s_t)) is above
+   min_k Q_k(s_t, tanh mu(s_t)), the same critic step.
 5. Temperature loss: -log alpha (log pi + target entropy).
 6. One backward of the three losses (all use the networks as they were before this pass), each optimiser's
    gradient-norm clip and step, then the soft (Polyak) target update.
@@ -40,7 +42,7 @@ from sacbot.agent.features import angle_input_columns
 from sacbot.agent.n_step import n_step_targets
 from sacbot.agent.networks import Actor, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
-from sacbot.agent.teacher import distillation_loss
+from sacbot.agent.teacher import distillation_loss, teacher_action
 from sacbot.agent.trainer_config import TrainerConfig, resolve_device
 
 
@@ -219,8 +221,18 @@ class SacTrainer:
         logp_now = logp[:-1]
         actor_loss = (alpha * logp_now - q_pi).mean()
         kick = torch.zeros((), device=self.device)
+        kept = torch.ones((), device=self.device)
         if cfg.kickstart_weight(self.updates) > 0.0:
-            kick = distillation_loss(torch.tanh(mu[:-1]), obs[b:L], cfg.arena_width, cfg.arena_height)
+            mean_action, states = torch.tanh(mu[:-1]), obs[b:L]
+            keep = None
+            if cfg.kickstart_filter:  # the Q-filter: imitate where the critics prefer the teacher's action
+                with torch.no_grad():
+                    taught = teacher_action(states, cfg.arena_width, cfg.arena_height)
+                    q_taught = accel.actor_q(self.critic, torch.cat([states, taught], -1), h_prev, gh_seq)
+                    q_own = accel.actor_q(self.critic, torch.cat([states, mean_action], -1), h_prev, gh_seq)
+                    keep = (q_taught > q_own).to(mean_action.dtype)
+                    kept = keep.mean()
+            kick = distillation_loss(mean_action, states, cfg.arena_width, cfg.arena_height, keep)
 
         # 5. Temperature loss.
         alpha_loss = -(self.log_alpha * (logp_now.detach() + cfg.entropy_target())).mean()
@@ -233,6 +245,7 @@ class SacTrainer:
             "entropy": -logp_now.detach().mean(),
             "q": q.detach().mean(),
             "kickstart_loss": kick,  # the actor minimises actor_loss + kickstart * kickstart_loss
+            "kickstart_kept": kept,  # the share of states the Q-filter kept in the term (1 without it)
         }
 
     def _update(self, batch: Batch) -> dict[str, float]:
@@ -277,15 +290,17 @@ class SacTrainer:
                 loss["kickstart_loss"].detach(),
                 loss["qf1_loss"],
                 loss["qf2_loss"],
+                loss["kickstart_kept"],
             ]
         ).tolist()
         self.publish()
         keys = ("critic_loss", "actor_loss", "alpha_loss", "alpha", "entropy", "q_mean", "critic_grad_norm")
-        metrics: dict[str, float] = dict(
-            zip(keys + ("actor_grad_norm", "kickstart_loss", "qf1_loss", "qf2_loss"), values, strict=True)
-        )
+        names = keys + ("actor_grad_norm", "kickstart_loss", "qf1_loss", "qf2_loss", "kickstart_kept")
+        metrics: dict[str, float] = dict(zip(names, values, strict=True))
         if self.config.kickstart > 0.0:
             metrics["kickstart_weight"] = kick_weight
+        if not (self.config.kickstart > 0.0 and self.config.kickstart_filter):
+            del metrics["kickstart_kept"]
         metrics["updates"] = float(self.updates)
         metrics["replay_size"] = float(len(self.replay))
         metrics["env_steps"] = float(self.env_steps)

@@ -40,6 +40,10 @@ class TrainerConfig:
     # Kickstart annealing: the weight falls linearly from `kickstart` at update 0 to 0 at this update count
     # (the learner's own, kept in checkpoints, so a resumed run goes on fading); 0 = a constant weight.
     kickstart_anneal: int = 0
+    # Q-filtered kickstarting (Nair et al., 2018): the term counts only on the states where the critics rate
+    # the teacher's action above the actor's own mean action (min of the twins), so the student leaves the
+    # teacher wherever its critics say it does better, and keeps the teacher's action where they do not.
+    kickstart_filter: bool = False
     # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
     # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
     n_step: int = 1

@@ -152,6 +152,7 @@ class BotSettings(_Strict):
     aim_shaping: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     kickstart: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     kickstart_anneal: int | None = Field(default=None, ge=0)  # learner updates until the weight reaches 0
+    kickstart_filter: bool | None = None  # the Q-filter: imitate only where the critics prefer the teacher
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
 
@@ -162,6 +163,7 @@ class BotSettings(_Strict):
             "aim_shaping": self.aim_shaping,
             "kickstart": self.kickstart,
             "kickstart_anneal": self.kickstart_anneal,
+            "kickstart_filter": None if self.kickstart_filter is None else int(self.kickstart_filter),
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
         }

@@ -165,7 +165,8 @@ def train_ray(
     trainer = SacTrainer(
         TrainerConfig(
             sizes=NetworkSizes(angle_inputs=angle_inputs), device=device, seed=seed,
-            kickstart=settings.kickstart, kickstart_anneal=settings.kickstart_anneal, n_step=settings.n_step,
+            kickstart=settings.kickstart, kickstart_anneal=settings.kickstart_anneal,
+            kickstart_filter=settings.kickstart_filter, n_step=settings.n_step,
         )
     )  # fmt: skip
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
@@ -178,7 +179,8 @@ def train_ray(
     trained_with = {
         "opponents": list(names), "sampling": "spread", "radar_mode": radar_mode,
         "aim_shaping": settings.aim_shaping, "kickstart": settings.kickstart,
-        "kickstart_anneal": settings.kickstart_anneal, "n_step": settings.n_step,
+        "kickstart_anneal": settings.kickstart_anneal, "kickstart_filter": settings.kickstart_filter,
+        "n_step": settings.n_step,
         "angle_inputs": angle_inputs, "ray_runners": runners,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with)

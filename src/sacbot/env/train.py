@@ -85,6 +85,7 @@ def train_fast(
     aim_shaping: float | None = None,
     kickstart: float | None = None,
     kickstart_anneal: int | None = None,
+    kickstart_filter: bool | None = None,
     n_step: int | None = None,
     angle_inputs: bool | None = None,
     teacher_lead: int = 0,
@@ -131,7 +132,7 @@ def train_fast(
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
-    if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, n_step, angle_inputs):
+    if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, kickstart_filter, n_step, angle_inputs):
         # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
         # what play will see.
         from sacbot.runtime.startup import angle_inputs_for, radar_mode_for
@@ -144,11 +145,12 @@ def train_fast(
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
         kickstart = settings.kickstart if kickstart is None else kickstart
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
+        kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
         n_step = settings.n_step if n_step is None else n_step
         if angle_inputs is None:
             angle_inputs = angle_inputs_for(settings.angle_inputs, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
-    assert n_step is not None and angle_inputs is not None
+    assert n_step is not None and angle_inputs is not None and kickstart_filter is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -173,6 +175,7 @@ def train_fast(
             seed=seed,
             kickstart=kickstart,
             kickstart_anneal=kickstart_anneal,
+            kickstart_filter=kickstart_filter,
             n_step=n_step,
         )
     )
@@ -200,7 +203,8 @@ def train_fast(
     trained_with = {
         "opponents": list(names), "sampling": "spread" if league_config is None else league_config.sampling,
         "radar_mode": radar_mode, "aim_shaping": aim_shaping, "kickstart": kickstart,
-        "kickstart_anneal": kickstart_anneal, "n_step": n_step, "angle_inputs": angle_inputs,
+        "kickstart_anneal": kickstart_anneal, "kickstart_filter": kickstart_filter, "n_step": n_step,
+        "angle_inputs": angle_inputs,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with, board=board, league=league)
     lead_rng = np.random.default_rng(seed + 1)

@@ -148,6 +148,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 batch_size=settings.batch_size,
                 kickstart=kickstart,
                 kickstart_anneal=settings.kickstart_anneal,
+                kickstart_filter=settings.kickstart_filter,
                 n_step=settings.n_step,
             )
         )
