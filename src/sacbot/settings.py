@@ -68,6 +68,8 @@ class SacbotSettings(BaseSettings):
     # The opponent key for the per-opponent best slot (a campaign passes it).
     opponent: str | None = None
     eval_mode: bool = False
+    # Eval mode draws each action from the policy (as training play does) instead of playing tanh(mean).
+    eval_sample: bool = False
     # Another identity JSON, so one install can run under another name.
     bot_json: Path | None = None
     # None: `play` takes the mode its checkpoint was trained with (else spin); `train-fast` spins.

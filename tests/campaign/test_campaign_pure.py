@@ -74,6 +74,7 @@ kickstart_anneal = 6000
 kickstart_filter = true
 n_step = 5
 angle_inputs = true
+eval_sample = true
 """
     )
     c = load_campaign(path)
@@ -84,6 +85,7 @@ angle_inputs = true
         "SACBOT_KICKSTART_FILTER": "1",
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
+        "SACBOT_EVAL_SAMPLE": "1",
     }
     assert parse_campaign(MINIMAL).bot.environment() == {}  # unset: the environment's own settings hold
     assert c.server.url == "ws://127.0.0.1:7654" and c.server.bot_secret == "b"

@@ -163,17 +163,21 @@ def save_best(weights: Path, config: TrainerConfig) -> None:
     )
 
 
+@pytest.mark.parametrize(("sample", "actions"), [("0", "deterministic"), ("1", "sampled from the policy")])
 def test_eval_mode_writes_nothing_and_changes_no_weight(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
     wait_for: Callable[..., None],
     bot_log: Callable[[Path], str],
+    sample: str,
+    actions: str,
 ) -> None:
     weights = tmp_path / "weights"
     save_best(weights, TrainerConfig(seed=11, device="cpu"))
     before = tree_digest(weights)
-    use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_EVAL_MODE": "1"})
+    env = {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_EVAL_MODE": "1", "SACBOT_EVAL_SAMPLE": sample}
+    use_env(monkeypatch, env)
     run_battle(
         [BOTS / "SacBot", OPPONENT],
         game_setup_for("1v1", number_of_rounds=1),
@@ -181,7 +185,7 @@ def test_eval_mode_writes_nothing_and_changes_no_weight(
     )
     wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
     log = bot_log(tmp_path / "logs")
-    assert "eval mode" in log and "loaded slot best" in log
+    assert f"eval mode: {actions} actions" in log and "loaded slot best" in log
     assert tree_digest(weights) == before
 
 

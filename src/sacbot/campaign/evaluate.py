@@ -1,4 +1,5 @@
-"""`sacbot eval`: deterministic eval games of a frozen checkpoint against named opponents.
+"""`sacbot eval`: eval games of a frozen checkpoint against named opponents: deterministic (tanh of the
+policy's mean), or with `sample=True` each action drawn from the policy as training play draws it.
 
 The bot plays in eval mode (`SACBOT_EVAL_MODE=1`) from a private copy of the checkpoint in a temporary run
 folder, so the file named on the command line is only ever read.
@@ -31,6 +32,7 @@ def evaluate(
     retries: int = 1,
     recorder: GameSelection | None = None,
     remote: RemoteEval | None = None,
+    sample: bool = False,
 ) -> list[tuple[str, GameScore]]:
     """`recorder` records the eval games (kind "eval"; `sacbot eval --record DIR`)."""
     from sacbot.campaign.runner import ArenaBackend
@@ -49,6 +51,8 @@ def evaluate(
     }
     if bots_dirs is not None:
         data["bots_dirs"] = [str(d) for d in bots_dirs]
+    if sample:
+        data["bot"] = {"eval_sample": True}
     campaign = parse_campaign(data, "eval")
     if remote is not None:  # the games elsewhere, e.g. one Ray task each (`sacbot eval --ray`)
         if recorder is not None:

@@ -111,8 +111,11 @@ def eval_command(
     use_ray: bool = typer.Option(
         False, "--ray", help="Each game a Ray task (RAY_ADDRESS joins a cluster; needs sacbot\\[ray])."
     ),
+    sample: bool = typer.Option(
+        False, "--sample", help="Draw each action from the policy (as training play does), not its mean."
+    ),
 ) -> None:
-    """Deterministic eval games with a frozen policy."""
+    """Eval games with a frozen policy: deterministic unless --sample."""
     from rich.console import Console
     from rich.table import Table
 
@@ -136,7 +139,7 @@ def eval_command(
         from sacbot.distributed.games import evaluate_ray
 
         remote = evaluate_ray
-    results = evaluate(checkpoint, names, rounds, recorder=recorder, remote=remote)
+    results = evaluate(checkpoint, names, rounds, recorder=recorder, remote=remote, sample=sample)
     if json_output:
         rows = [
             {

@@ -174,7 +174,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     stopper = _Stopper()
 
     if eval_mode:
-        _say("eval mode: deterministic actions, no training, nothing written")
+        how = "sampled from the policy" if settings.eval_sample else "deterministic"
+        _say(f"eval mode: {how} actions, no training, nothing written")
         if start.arrays is not None:
             actor_arrays = {k: v for k, v in start.arrays.items() if k in actor_specs(sac.array_specs())}
         else:
@@ -185,7 +186,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             lambda: frozen,
             None,
             None,
-            deterministic=True,
+            deterministic=not settings.eval_sample,
             keep_all_latencies=settings.stats_file is not None,
         )
     else:
