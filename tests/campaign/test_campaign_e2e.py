@@ -202,7 +202,9 @@ def test_faults_are_retried_and_the_budget_finishes(tmp_path: Path) -> None:
 
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    cfg = write_campaign(tmp_path, budget=1, every=0)
+    # Three chunks: on a loaded machine the wait below can outlast the first chunk's last round, and the
+    # Ctrl-C must still find the run under way.
+    cfg = write_campaign(tmp_path, budget=3, every=0)
     proc = subprocess.Popen(
         [sys.executable, "-m", "sacbot", "train-campaign", str(cfg), "--out", str(out), "--json"],
         stdout=subprocess.PIPE,
