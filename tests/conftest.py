@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import json
+import signal
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,12 @@ from .viewer.viewer_support import DEBUG_SVG, Played
 # tests check results, never time.
 settings.register_profile("sacbot", deadline=None)
 settings.load_profile("sacbot")
+
+# A suite started as a background job (`cmd &` without job control) inherits an ignored SIGINT, and so would
+# every process a test starts: the Ctrl-C tests would then signal processes that cannot hear it. The suite
+# runs as from a terminal, where Ctrl-C interrupts.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class _Transport:
