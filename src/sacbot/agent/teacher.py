@@ -116,13 +116,16 @@ def distillation_loss(
     arena_width: float = 800.0,
     arena_height: float = 600.0,
     keep: Tensor | None = None,
+    target: Tensor | None = None,
 ) -> Tensor:
     """Mean over states of ||action_mean - teacher(obs)||^2, the fire entry counted only where the gun is cool
     (a hot gun ignores the request, so there the student may ask anything). `keep` (0/1 per state, the
     shape of obs without its last axis) zeroes the term on the states it leaves out (the Q-filter); the mean
-    stays over all states, so the term shrinks as fewer states keep it."""
+    stays over all states, so the term shrinks as fewer states keep it. `target`: the teacher's actions on
+    obs, when the caller has them already."""
     with torch.no_grad():
-        target = teacher_action(obs, arena_width, arena_height)
+        if target is None:
+            target = teacher_action(obs, arena_width, arena_height)
         weight = torch.ones_like(target)
         weight[..., 3] = (obs[..., 6] <= 0.0).to(weight.dtype)
     per_state = ((action_mean - target).pow(2) * weight).sum(-1)

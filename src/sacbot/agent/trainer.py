@@ -224,7 +224,7 @@ class SacTrainer:
         kept = torch.ones((), device=self.device)
         if cfg.kickstart_weight(self.updates) > 0.0:
             mean_action, states = torch.tanh(mu[:-1]), obs[b:L]
-            keep = None
+            keep = taught = None
             if cfg.kickstart_filter:  # the Q-filter: imitate where the critics prefer the teacher's action
                 with torch.no_grad():
                     taught = teacher_action(states, cfg.arena_width, cfg.arena_height)
@@ -232,7 +232,7 @@ class SacTrainer:
                     q_own = accel.actor_q(self.critic, torch.cat([states, mean_action], -1), h_prev, gh_seq)
                     keep = (q_taught > q_own).to(mean_action.dtype)
                     kept = keep.mean()
-            kick = distillation_loss(mean_action, states, cfg.arena_width, cfg.arena_height, keep)
+            kick = distillation_loss(mean_action, states, cfg.arena_width, cfg.arena_height, keep, taught)
 
         # 5. Temperature loss.
         alpha_loss = -(self.log_alpha * (logp_now.detach() + cfg.entropy_target())).mean()
