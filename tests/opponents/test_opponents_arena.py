@@ -98,14 +98,16 @@ def test_booted_walls_hugs_the_walls() -> None:
 
 def test_booted_advanced_opponents_and_the_teacher_beat_classics() -> None:
     """Each advanced opponent and the Teacher, booted from its directory, plays a real bot process; and Surfer
-    stays the strongest over the real protocol, where a tick's events come in no set order."""
+    stays the strongest over the real protocol, where a tick's events come in no set order. Each wins most of
+    seven rounds: in-process they win 95-100% of rounds, so a lost round or two is play, not a fault."""
     for seed, (name, classic) in enumerate(
         [("Orbiter", "TrackFire"), ("StopGo", "Fire"), ("Gunner", "Walls"), ("Surfer", "SpinBot"),
          ("Rammer", "Target"), ("Teacher", "SpinBot"), ("Surfer", "Gunner")]
     ):  # fmt: skip
-        result, watch = booted_game([name, classic], seed=20 + seed, rounds=2)
+        result, watch = booted_game([name, classic], seed=20 + seed, rounds=7)
         assert watch.skipped == 0, name
-        assert result.results[0].name == name, (name, result.results)
+        won = next(r.first_places for r in result.results if r.name == name)
+        assert won >= 4, (name, result.results)
 
 
 def test_round_robin_of_all_ten_without_a_skipped_turn() -> None:
