@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.arena.battle import run_battle
@@ -29,6 +30,7 @@ from sacbot.runtime.startup import (
     choose_start,
     full_start_arrays,
     shipped_kickstart,
+    start_meta,
 )
 
 from .runtime_support import BOTS, SMALL
@@ -100,6 +102,24 @@ def test_slot_order_ends_with_the_shipped_actor_then_fresh(
     save_checkpoint(empty / "best.zip", sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes()))
     own = choose_start(None, empty, None, specs, actor_only=False)
     assert not own.shipped and "loaded slot best" in own.source
+
+
+def test_the_networks_are_sized_from_the_shipped_actor_when_no_slot_exists(tmp_path: Path) -> None:
+    """`play` reads the start's meta before it builds the networks: with no slot of its own, the shipped
+    actor's, so an actor built with the angle inputs is played with them."""
+    shipped = tmp_path / "shipped.zip"
+    sac = SacTrainer(TrainerConfig(sizes=NetworkSizes(angle_inputs=True), device="cpu", replay_capacity=64))
+    actor_meta = CheckpointMeta(network_sizes=sac.network_sizes(), contents="actor")
+    save_checkpoint(shipped, sac.actor_arrays(), actor_meta)
+    empty = tmp_path / "weights"
+    meta = start_meta(None, empty, "SpinBot", shipped)
+    assert meta is not None and meta.network_sizes["angle_inputs"] is True
+    assert start_meta(None, empty, "SpinBot", None) is None  # SACBOT_SHIPPED=0
+    plain = SacTrainer(TrainerConfig(device="cpu", replay_capacity=64))
+    plain_meta = CheckpointMeta(network_sizes=plain.network_sizes())
+    save_checkpoint(empty / "best.zip", plain.state_arrays(), plain_meta)
+    own = start_meta(None, empty, "SpinBot", shipped)  # a slot of the folder's own comes first
+    assert own is not None and own.network_sizes["angle_inputs"] is False
 
 
 def _first_places(result: GameResult, name: str) -> int:

@@ -105,13 +105,15 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     from sacbot.checkpoint import validate_opponent_name
     from sacbot.client import resolve_identity, run_bot
     from sacbot.runtime.paths import bot_json_path, weights_dir
-    from sacbot.runtime.startup import start_meta
+    from sacbot.runtime.startup import SHIPPED_ACTOR, start_meta
 
     bot_json = bot_json_path(settings)
     identity = resolve_identity(json_path=bot_json)
     weights = weights_dir(settings, bot_json)
     opponent = validate_opponent_name(settings.opponent) if settings.opponent else None
-    first_meta = start_meta(settings.checkpoint, weights, opponent)  # a broken SACBOT_CHECKPOINT fails here
+    # A broken SACBOT_CHECKPOINT fails here; the networks' input width comes from this meta.
+    shipped = SHIPPED_ACTOR if settings.shipped else None
+    first_meta = start_meta(settings.checkpoint, weights, opponent, shipped)
 
     apply_speed_levers(settings)
     import torch
@@ -125,7 +127,6 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     from sacbot.runtime.records import ChannelItem
     from sacbot.runtime.saver import RoundEndSaver
     from sacbot.runtime.startup import (
-        SHIPPED_ACTOR,
         actor_specs,
         angle_inputs_for,
         choose_start,
@@ -160,7 +161,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         opponent,
         sac.array_specs(),
         actor_only=eval_mode,
-        shipped=SHIPPED_ACTOR if settings.shipped else None,
+        shipped=shipped,
     )
     radar_mode, radar_source = radar_mode_for(settings.radar_mode, start.meta)
     kickstart = settings.kickstart

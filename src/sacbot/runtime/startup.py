@@ -67,18 +67,23 @@ def angle_inputs_for(setting: bool | None, meta: CheckpointMeta | None) -> bool:
     return meta is not None and meta.network_sizes.get("angle_inputs") is True
 
 
-def start_meta(explicit: Path | None, weights_dir: Path, opponent: str | None) -> CheckpointMeta | None:
+def start_meta(
+    explicit: Path | None, weights_dir: Path, opponent: str | None, shipped: Path | None = SHIPPED_ACTOR
+) -> CheckpointMeta | None:
     """The metadata of the archive `choose_start` will try first, read before torch loads and the networks
-    are built. SACBOT_CHECKPOINT: its meta, and a missing or broken file is its CheckpointError now; else the
-    first slot that exists, None when there is none or it cannot be read (choose_start then skips it)."""
+    are built (their input width comes from it). SACBOT_CHECKPOINT: its meta, and a missing or broken file is
+    its CheckpointError now; else the first slot that exists, else the shipped actor (`shipped`; None: left
+    out); None when there is none or it cannot be read (choose_start then skips it)."""
     if explicit is not None:
         return read_meta(explicit.expanduser())
-    for path in load_order(weights_dir, opponent):
-        if path.is_file():
-            try:
-                return read_meta(path)
-            except CheckpointError:
-                return None  # choose_start says why, with its own line
+    paths = [p for p in load_order(weights_dir, opponent) if p.is_file()]
+    if not paths and shipped is not None and shipped.is_file():
+        paths = [shipped]
+    for path in paths[:1]:
+        try:
+            return read_meta(path)
+        except CheckpointError:
+            return None  # choose_start says why, with its own line
     return None
 
 
