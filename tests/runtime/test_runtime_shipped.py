@@ -1,4 +1,4 @@
-"""The shipped actor (`sacbot/data/sacbot-standard-actor.zip`): an actor-only export of the standard
+"""The shipped actor (`sacbot/data/sacbot-actor.zip`): an actor-only export of the standard
 campaign's best with its provenance, the start of `sacbot play` when the weights folder holds no checkpoint
 of its own (SACBOT_SHIPPED=0: a fresh init), and the default of `sacbot eval`."""
 
@@ -86,7 +86,7 @@ def test_slot_order_ends_with_the_shipped_actor_then_fresh(
     start = choose_start(None, empty, "SpinBot", specs, actor_only=True)
     assert start.shipped and start.arrays is not None and set(start.arrays) == set(actor_specs(specs))
     assert start.source.startswith(
-        "start: shipped actor sacbot-standard-actor.zip (campaign standard, commit "
+        "start: shipped actor sacbot-actor.zip (campaign standard, commit "
     )
     fresh = choose_start(None, empty, "SpinBot", specs, actor_only=True, shipped=None)
     assert fresh.arrays is None and not fresh.shipped and "SACBOT_SHIPPED=0" in fresh.source
@@ -143,7 +143,7 @@ def test_play_starts_from_the_shipped_actor_and_wins(
     log_of = lambda: bot_log(tmp_path / "l")  # noqa: E731
     wait_for(lambda: "sacbot play: stopped (" in log_of(), "a clean exit", detail=log_of)
     log = log_of()
-    assert "shipped actor sacbot-standard-actor.zip (campaign standard, commit" in log
+    assert "shipped actor sacbot-actor.zip (campaign standard, commit" in log
     assert "radar lock (the checkpoint's)" in log
     assert _first_places(result, "SacBot") >= 2, log
 

@@ -133,6 +133,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         full_start_arrays,
         radar_mode_for,
         shipped_kickstart,
+        shipped_kickstart_filter,
     )
     from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
@@ -140,7 +141,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
 
     sizes = NetworkSizes(angle_inputs=angle_inputs_for(settings.angle_inputs, first_meta))
 
-    def make_trainer(kickstart: float) -> SacTrainer:
+    def make_trainer(kickstart: float, kickstart_filter: bool) -> SacTrainer:
         return SacTrainer(
             TrainerConfig(
                 sizes=sizes,
@@ -149,12 +150,12 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 batch_size=settings.batch_size,
                 kickstart=kickstart,
                 kickstart_anneal=settings.kickstart_anneal,
-                kickstart_filter=settings.kickstart_filter,
+                kickstart_filter=kickstart_filter,
                 n_step=settings.n_step,
             )
         )
 
-    sac = make_trainer(settings.kickstart)
+    sac = make_trainer(settings.kickstart, settings.kickstart_filter)
     start = choose_start(
         settings.checkpoint,
         weights,
@@ -164,11 +165,14 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         shipped=shipped,
     )
     radar_mode, radar_source = radar_mode_for(settings.radar_mode, start.meta)
-    kickstart = settings.kickstart
-    if not eval_mode and "kickstart" not in settings.model_fields_set:
-        kickstart = shipped_kickstart(start, kickstart)
-        if kickstart != settings.kickstart:
-            sac = make_trainer(kickstart)  # the shipped actor trains on with the teacher term it learnt
+    kickstart, kickstart_filter = settings.kickstart, settings.kickstart_filter
+    if not eval_mode:  # the shipped actor trains on with the teacher's term it learnt, unless settings say
+        if "kickstart" not in settings.model_fields_set:
+            kickstart = shipped_kickstart(start, kickstart)
+        if "kickstart_filter" not in settings.model_fields_set:
+            kickstart_filter = shipped_kickstart_filter(start, kickstart_filter)
+        if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
+            sac = make_trainer(kickstart, kickstart_filter)
     features = AgentFeatures(radar_mode, settings.aim_shaping)
     trainer: TrainerThread | None = None
     crash: list[str] = []
@@ -211,6 +215,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                     "radar_mode": radar_mode,
                     "aim_shaping": settings.aim_shaping,
                     "kickstart": kickstart,
+                    "kickstart_filter": kickstart_filter,
                 },
                 replay_keep=settings.replay_keep,
                 board=board,
@@ -253,8 +258,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     _say(f"{identity.name}: {start.source}; weights folder {weights}; radar {radar_mode} ({radar_source})")
     if sizes.angle_inputs:
         _say("angle inputs on: the networks also read sin/cos of four angles of the state")
-    if kickstart != settings.kickstart:
-        _say(f"kickstart {kickstart:g} (the shipped actor's; SACBOT_KICKSTART overrides)")
+    if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
+        how = ", Q-filtered" if kickstart_filter else ""
+        _say(f"kickstart {kickstart:g}{how} (the shipped actor's; SACBOT_KICKSTART[_FILTER] override)")
     if trainer is not None:
         _say(kept)
         if board_dir is not None:

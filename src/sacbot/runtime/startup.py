@@ -33,7 +33,7 @@ from sacbot.checkpoint import (
 ArraySpecs = dict[str, tuple[tuple[int, ...], str]]
 
 # The standard campaign's best, exported actor-only with its provenance (campaign, commit, eval table).
-SHIPPED_ACTOR = Path(__file__).resolve().parent.parent / "data" / "sacbot-standard-actor.zip"
+SHIPPED_ACTOR = Path(__file__).resolve().parent.parent / "data" / "sacbot-actor.zip"
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,13 @@ def shipped_kickstart(start: StartWeights, setting: float) -> float:
     if isinstance(trained, int | float) and not isinstance(trained, bool) and trained >= 0:
         return float(trained)
     return setting
+
+
+def shipped_kickstart_filter(start: StartWeights, setting: bool) -> bool:
+    """Whether a training start Q-filters the teacher's term when SACBOT_KICKSTART_FILTER is unset: as the
+    shipped actor learnt it (`extra.kickstart_filter`), else the setting's default."""
+    trained = start.meta.extra.get("kickstart_filter") if start.shipped and start.meta is not None else None
+    return trained if isinstance(trained, bool) else setting
 
 
 def actor_specs(specs: ArraySpecs) -> ArraySpecs:
