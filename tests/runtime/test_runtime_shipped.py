@@ -30,6 +30,7 @@ from sacbot.runtime.startup import (
     choose_start,
     full_start_arrays,
     shipped_kickstart,
+    shipped_kickstart_filter,
     start_meta,
 )
 
@@ -85,9 +86,7 @@ def test_slot_order_ends_with_the_shipped_actor_then_fresh(
     empty = tmp_path / "weights"
     start = choose_start(None, empty, "SpinBot", specs, actor_only=True)
     assert start.shipped and start.arrays is not None and set(start.arrays) == set(actor_specs(specs))
-    assert start.source.startswith(
-        "start: shipped actor sacbot-actor.zip (campaign standard, commit "
-    )
+    assert start.source.startswith("start: shipped actor sacbot-actor.zip (campaign standard, commit ")
     fresh = choose_start(None, empty, "SpinBot", specs, actor_only=True, shipped=None)
     assert fresh.arrays is None and not fresh.shipped and "SACBOT_SHIPPED=0" in fresh.source
     # A training start: the actor's weights, fresh critics and counters, the teacher's term it learnt with.
@@ -120,6 +119,23 @@ def test_the_networks_are_sized_from_the_shipped_actor_when_no_slot_exists(tmp_p
     save_checkpoint(empty / "best.zip", plain.state_arrays(), plain_meta)
     own = start_meta(None, empty, "SpinBot", shipped)  # a slot of the folder's own comes first
     assert own is not None and own.network_sizes["angle_inputs"] is False
+
+
+def test_a_training_start_takes_the_shipped_actors_teacher_term(
+    tmp_path: Path, specs: dict[str, tuple[tuple[int, ...], str]]
+) -> None:
+    """Weight and Q-filter as the shipped actor learnt them (its meta's extra); a fresh init keeps the
+    settings'."""
+    shipped = tmp_path / "shipped.zip"
+    sac = SacTrainer(TrainerConfig(device="cpu", replay_capacity=64))
+    extra = {"kickstart": 50.0, "kickstart_filter": True}
+    meta = CheckpointMeta(network_sizes=sac.network_sizes(), extra=extra)
+    save_checkpoint(shipped, sac.actor_arrays(), meta)
+    empty = tmp_path / "weights"
+    start = choose_start(None, empty, None, specs, actor_only=False, shipped=shipped)
+    assert start.shipped and shipped_kickstart(start, 0.0) == 50.0 and shipped_kickstart_filter(start, False)
+    fresh = choose_start(None, empty, None, specs, actor_only=False, shipped=None)
+    assert shipped_kickstart(fresh, 0.0) == 0.0 and not shipped_kickstart_filter(fresh, False)
 
 
 def _first_places(result: GameResult, name: str) -> int:
