@@ -86,6 +86,8 @@ class SacbotSettings(BaseSettings):
     # Opt-in: the networks also read sin/cos of four angles of the state (`NetworkSizes.angle_inputs`).
     # None: what the checkpoint was built with (off for a fresh start).
     angle_inputs: bool | None = None
+    # Opt-in: they also read the enemy's energy as a phase (`NetworkSizes.energy_inputs`); None as above.
+    energy_inputs: bool | None = None
     device: Literal["auto", "cpu", "cuda"] = "auto"
     seed: int | None = None
     # `sacbot play` (runtime): the channel between the realtime and trainer threads, and the trainer's pace.

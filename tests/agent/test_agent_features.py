@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sacbot.agent import features as F
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.protocol import (
     BotDeathEvent,
     BotHitWallEvent,
@@ -264,7 +265,7 @@ def test_angle_inputs_give_the_gun_error_and_the_enemy_motion_smoothly(body: flo
     m = memory()
     gun = bearing - gun_off
     s = F.observe(tick(state(direction=body, gun_direction=gun % 360.0), [scan(ex, ey, direction=120.0)]), m)
-    columns = F.with_angle_inputs(s)
+    columns = F.network_inputs(s, NetworkSizes(angle_inputs=True))
     assert columns.shape == (25,) and columns.dtype == np.float32
     assert np.array_equal(columns[:17], s)
     aim_sin, aim_cos, rel_sin, rel_cos, across_sin, across_cos, body_sin, body_cos = columns[17:]
@@ -283,9 +284,27 @@ def test_angle_inputs_are_the_same_for_numpy_and_torch_and_batches() -> None:
     import torch
 
     states = np.random.default_rng(0).uniform(-1, 1, (3, 5, 17)).astype(np.float32)
-    batched = F.with_angle_inputs(states)
-    assert batched.shape == (3, 5, 25)
-    assert np.allclose(batched[1, 2], F.with_angle_inputs(states[1, 2]))
+    both = NetworkSizes(angle_inputs=True, energy_inputs=True)
+    batched = F.network_inputs(states, both)
+    assert batched.shape == (3, 5, 27) and both.input_dim == 27
+    assert np.allclose(batched[1, 2], F.network_inputs(states[1, 2], both))
     t = torch.from_numpy(states)
-    columns = torch.stack(F.angle_input_columns(t, torch.sin, torch.cos), -1).numpy()
-    assert np.allclose(columns, batched[..., 17:], atol=1e-6)
+    columns = torch.stack(F.input_columns(t, both, torch.sin, torch.cos), -1).numpy()
+    assert np.allclose(columns, batched[..., 17:], atol=1e-5)
+    assert np.array_equal(F.network_inputs(states, NetworkSizes()), states)  # none on: the state itself
+
+
+@pytest.mark.parametrize("power", [0.1, 1.0, 2.0, 3.0])
+def test_energy_inputs_turn_when_the_enemy_fires(power: float) -> None:
+    """The enemy's energy drop of a shot turns the energy phase by 360 * power / ENERGY_PERIOD degrees, a
+    step the networks see; the energy inputs sit after the angle inputs."""
+    m = memory()
+    before = F.observe(tick(state(), [scan(600.0, 300.0, energy=73.4)]), m)
+    after = F.observe(tick(state(), [scan(600.0, 300.0, energy=73.4 - power)]), m)
+    sizes = NetworkSizes(energy_inputs=True)
+    (s0, c0), (s1, c1) = (F.network_inputs(s, sizes)[17:] for s in (before, after))
+    assert s0**2 + c0**2 == pytest.approx(1.0, abs=1e-5)
+    turned = math.degrees(math.atan2(s1 * c0 - c1 * s0, c1 * c0 + s1 * s0)) % 360.0
+    assert turned == pytest.approx(360.0 - 360.0 * power / F.ENERGY_PERIOD, abs=0.01)
+    widened = F.network_inputs(after, NetworkSizes(angle_inputs=True, energy_inputs=True))
+    assert np.allclose(widened[25:], (s1, c1)) and np.array_equal(widened[:17], after)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from sacbot.agent.features import with_angle_inputs
+from sacbot.agent.features import network_inputs
 from sacbot.agent.inference import FastActor
 from sacbot.agent.networks import Actor, NetworkSizes, squashed_sample
 from sacbot.agent.trainer import SacTrainer
@@ -36,18 +36,19 @@ def test_the_kernel_is_used_where_a_compiler_exists() -> None:
 @pytest.mark.parametrize(
     "sizes",
     [NetworkSizes(activation="relu"), NetworkSizes(activation="tanh"), NetworkSizes(activation="elu"),
-     NetworkSizes(angle_inputs=True)],
-    ids=["relu", "tanh", "elu", "angle-inputs"],
+     NetworkSizes(angle_inputs=True), NetworkSizes(energy_inputs=True),
+     NetworkSizes(angle_inputs=True, energy_inputs=True)],
+    ids=["relu", "tanh", "elu", "angle-inputs", "energy-inputs", "both-inputs"],
 )  # fmt: skip
 def test_fast_equals_torch_over_a_sequence(sizes: NetworkSizes, native: bool) -> None:
     torch.manual_seed(0)
     actor = Actor(sizes)
     fast = FastActor(torch_arrays(actor), sizes, native=native)
-    assert actor.fc_in.in_features == (25 if sizes.angle_inputs else 17)
+    assert actor.fc_in.in_features == sizes.input_dim
     rng = np.random.default_rng(0)
     states = rng.uniform(-1, 1, (50, 17)).astype(np.float32)
     h0 = np.tanh(rng.standard_normal(128)).astype(np.float32)
-    inputs = with_angle_inputs(states) if sizes.angle_inputs else states  # the torch actor reads inputs
+    inputs = network_inputs(states, sizes)  # the torch actor reads the widened inputs
     with torch.no_grad():
         mu, _, out = actor(torch.from_numpy(inputs)[None], torch.from_numpy(h0)[None])
     h = h0

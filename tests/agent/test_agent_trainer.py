@@ -318,24 +318,31 @@ def test_the_kickstart_weight_fades_linearly_to_zero_and_stays_there() -> None:
     assert config(kickstart=50.0).kickstart_weight(10**9) == 50.0  # no annealing: constant
 
 
-def test_angle_inputs_widen_the_first_layers_and_train_on_the_stored_states() -> None:
-    from sacbot.agent.features import with_angle_inputs
+@pytest.mark.parametrize(
+    ("angles", "energy", "width"), [(True, False, 25), (False, True, 19), (True, True, 27)]
+)
+def test_extra_inputs_widen_the_first_layers_and_train_on_the_stored_states(
+    angles: bool, energy: bool, width: int
+) -> None:
+    from sacbot.agent.features import network_inputs
     from sacbot.agent.inference import FastActor
 
-    sizes = NetworkSizes(embed=16, hidden=16, head=8, angle_inputs=True)
+    sizes = NetworkSizes(embed=16, hidden=16, head=8, angle_inputs=angles, energy_inputs=energy)
     trainer = SacTrainer(config(sizes=sizes))
     assert trainer.replay.obs.shape[1] == 17  # the replay keeps the state; the networks widen it
-    assert trainer.actor.fc_in.in_features == 25
-    assert trainer.critic.fc_in_weight.shape[-1] == 25 + 4
+    assert trainer.actor.fc_in.in_features == width
+    assert trainer.critic.fc_in_weight.shape[-1] == width + 4
     fill(trainer)
     for _ in range(3):
         m = trainer.train_step()
-    assert m is not None and np.isfinite(m["critic_loss"]) and trainer.network_sizes()["angle_inputs"] is True
+    assert m is not None and np.isfinite(m["critic_loss"])
+    built = trainer.network_sizes()
+    assert built["angle_inputs"] is angles and built["energy_inputs"] is energy
     # the actor it publishes acts on plain 17-entry states as the torch actor does on the widened inputs
     states = np.random.default_rng(1).uniform(-1, 1, (6, 17)).astype(np.float32)
     fast = FastActor(trainer.actor_arrays(), sizes)
     with torch.no_grad():
-        mu, _, _ = trainer.actor(torch.from_numpy(with_angle_inputs(states))[:, None], torch.zeros(6, 16))
+        mu, _, _ = trainer.actor(torch.from_numpy(network_inputs(states, sizes))[:, None], torch.zeros(6, 16))
     actions, _ = fast.step_batch(states, np.zeros((6, 16), np.float32))
     assert np.allclose(actions, np.tanh(mu[:, 0].numpy()), atol=1e-5)
     # arrays of one width do not load into networks of the other

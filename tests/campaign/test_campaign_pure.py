@@ -74,6 +74,7 @@ kickstart_anneal = 6000
 kickstart_filter = true
 n_step = 5
 angle_inputs = true
+energy_inputs = true
 eval_sample = true
 """
     )
@@ -85,6 +86,7 @@ eval_sample = true
         "SACBOT_KICKSTART_FILTER": "1",
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
+        "SACBOT_ENERGY_INPUTS": "1",
         "SACBOT_EVAL_SAMPLE": "1",
     }
     assert parse_campaign(MINIMAL).bot.environment() == {}  # unset: the environment's own settings hold

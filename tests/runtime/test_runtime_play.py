@@ -189,7 +189,7 @@ def test_eval_mode_writes_nothing_and_changes_no_weight(
     assert tree_digest(weights) == before
 
 
-def test_a_checkpoint_with_angle_inputs_plays_and_trains_on_with_them(
+def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
@@ -198,16 +198,18 @@ def test_a_checkpoint_with_angle_inputs_plays_and_trains_on_with_them(
 ) -> None:
     """The networks' input width comes from the checkpoint: no setting needed to play what train-fast made."""
     weights = tmp_path / "weights"
-    save_best(weights, TrainerConfig(sizes=NetworkSizes(angle_inputs=True), seed=3, device="cpu"))
+    sizes = NetworkSizes(angle_inputs=True, energy_inputs=True)
+    save_best(weights, TrainerConfig(sizes=sizes, seed=3, device="cpu"))
     use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights)})
     run_battle(
         [BOTS / "SacBot", OPPONENT], game_setup_for("1v1", number_of_rounds=2), log_dir=tmp_path / "logs"
     )
     wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
     log = bot_log(tmp_path / "logs")
-    assert "loaded slot best" in log and "angle inputs on" in log
+    assert "loaded slot best" in log and "angle inputs on" in log and "energy inputs on" in log
     meta = read_meta(weights / "latest.zip")
-    assert meta is not None and meta.network_sizes["angle_inputs"] is True and meta.updates > 0
+    assert meta is not None and meta.updates > 0
+    assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
 
 
 def sacbot_play(env: dict[str, str], *args: str) -> subprocess.Popen[str]:

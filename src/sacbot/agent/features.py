@@ -43,6 +43,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.protocol import BotIntent
 
 STATE_DIM = 17
@@ -249,10 +250,44 @@ def angle_inputs_of(
     return [sin(aim), cos(aim), sin(relative), cos(relative), sin(across), cos(across), sin(body), cos(body)]
 
 
-def with_angle_inputs(states: np.ndarray) -> np.ndarray:
-    """States (..., 17) -> network inputs (..., 25), float32: the state, then `angle_input_columns`."""
-    columns = np.stack(angle_input_columns(states, np.sin, np.cos), -1)
-    return np.concatenate([states, columns], -1).astype(np.float32, copy=False)
+# Energy units per turn of the energy phase: a shot (power 0.1-3, the enemy's energy drops by as much) turns
+# it by 9-270 degrees.
+ENERGY_PERIOD = 4.0
+
+
+def energy_input_columns(states: Any, sin: Callable[[Any], Any], cos: Callable[[Any], Any]) -> list[Any]:
+    """The opt-in energy inputs (`NetworkSizes.energy_inputs`): sin and cos of the remembered enemy's energy
+    as a phase, one turn every `ENERGY_PERIOD` energy units; states (..., 17), numpy or torch.
+
+    The enemy's energy drop is how a bot sees it fire: the signal every dodging Robocode bot moves on. In the
+    state it is entry 16 (energy / 100), where a shot moves it by 0.001-0.03, a change the recurrent layer
+    barely feels; as a phase the same shot turns it by 9-270 degrees. No new information: entry 16, scaled
+    and wrapped.
+    """
+    return energy_inputs_of(states[..., 16], sin, cos)
+
+
+def energy_inputs_of(energy: Any, sin: Callable[[Any], Any], cos: Callable[[Any], Any]) -> list[Any]:
+    """`energy_input_columns` from state entry 16 (the enemy's energy / 100): array, tensor or float."""
+    phase = energy * (2.0 * math.pi * FULL_ENERGY / ENERGY_PERIOD)
+    return [sin(phase), cos(phase)]
+
+
+def input_columns(
+    states: Any, sizes: NetworkSizes, sin: Callable[[Any], Any], cos: Callable[[Any], Any]
+) -> list[Any]:
+    """The columns the networks read after the state (`NetworkSizes.input_dim`): the angle inputs, then the
+    energy inputs, those that are on; numpy or torch (pass the library's `sin` and `cos`)."""
+    columns = angle_input_columns(states, sin, cos) if sizes.angle_inputs else []
+    return columns + (energy_input_columns(states, sin, cos) if sizes.energy_inputs else [])
+
+
+def network_inputs(states: np.ndarray, sizes: NetworkSizes) -> np.ndarray:
+    """States (..., 17) -> network inputs (..., `sizes.input_dim`), float32: the state, `input_columns`."""
+    columns = input_columns(states, sizes, np.sin, np.cos)
+    if not columns:
+        return states
+    return np.concatenate([states, np.stack(columns, -1)], -1).astype(np.float32, copy=False)
 
 
 def observe(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np.ndarray:

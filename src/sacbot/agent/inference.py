@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from sacbot.agent import native_step
-from sacbot.agent.features import angle_inputs_of, with_angle_inputs
+from sacbot.agent.features import angle_inputs_of, energy_inputs_of, network_inputs
 from sacbot.agent.sizes import NetworkSizes
 
 
@@ -69,6 +69,7 @@ class FastActor:
         self._out = np.empty(2 * a, f32)
         self._zero_h = np.zeros(h, f32)
         self._inputs = np.empty(sz.input_dim, f32)
+        self._widened = sz.input_dim > sz.state_dim
         self._native: Any = None  # the C kernel's function, when bound
         self._native_ptrs: tuple[int, ...] = ()
         if native:
@@ -159,13 +160,17 @@ class FastActor:
         return io["action"].copy(), io["new_hidden"].copy()
 
     def _widen(self, state: np.ndarray) -> np.ndarray:
-        """One state and its angle inputs in a reused buffer: plain-float maths, a few microseconds (numpy's
-        per-call overhead on 8 scalars costs the realtime thread several times more)."""
+        """One state and its angle and energy inputs (`features.input_columns`) in a reused buffer:
+        plain-float maths, a few microseconds (numpy's per-call overhead on 10 scalars costs the realtime
+        thread several times more)."""
         v = state.tolist()
         buf = self._inputs
-        n = self.sizes.state_dim
-        buf[:n] = state
-        buf[n:] = angle_inputs_of(v[2], v[4], v[13], v[14], math.sin, math.cos)
+        sz = self.sizes
+        buf[: sz.state_dim] = state
+        columns = angle_inputs_of(v[2], v[4], v[13], v[14], math.sin, math.cos) if sz.angle_inputs else []
+        if sz.energy_inputs:
+            columns += energy_inputs_of(v[16], math.sin, math.cos)
+        buf[sz.state_dim :] = columns
         return buf
 
     def initial_hidden(self) -> np.ndarray:
@@ -175,7 +180,7 @@ class FastActor:
         self, state: np.ndarray, hidden: np.ndarray, deterministic: bool = True
     ) -> tuple[np.ndarray, np.ndarray]:
         """One tick at batch 1: state (S,), hidden (H,) -> action (A,) in [-1, 1], new hidden (H,)."""
-        if self.sizes.angle_inputs:
+        if self._widened:
             state = self._widen(state)
         if self._native is not None:
             return self._step_native(state, hidden, deterministic)
@@ -227,8 +232,7 @@ class FastActor:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Many independent ticks at once: states (N, S), hidden (N, H) -> actions (N, A), hidden (N, H)."""
         sz, h, a = self.sizes, self.hidden_dim, self.action_dim
-        if sz.angle_inputs:
-            states = with_angle_inputs(states)
+        states = network_inputs(states, sz)
         if sz.memoryless:
             hidden = np.zeros_like(hidden)
         e = states @ self.w_in.T + self.b_in

@@ -2,7 +2,8 @@
 
 Actor:   s (17) -> Linear 128 + act -> GRU(128, 128) -> Linear 64 + act -> mu (4), log sigma (4) in [-20, 2].
 Critics: concat(s, a) (21) -> Linear 128 + act -> GRU(128, 128) -> Linear 64 + act -> Q.
-With the opt-in angle inputs (`NetworkSizes.angle_inputs`) s is the state widened to 25 by the trainer.
+With the opt-in angle and energy inputs (`NetworkSizes.angle_inputs`, `.energy_inputs`) s is the state widened
+by the trainer (to 25, 19 or 27; `sacbot.agent.features.input_columns`).
 
 The two critics are one module with stacked (leading dimension 2) parameters, so one optimiser, one clip and
 one Polyak op cover both, and every pass runs both critics at once: batched matmuls and one grouped GRU

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass
 
 # sin and cos of four angles (`sacbot.agent.features.angle_input_columns`).
 ANGLE_INPUT_DIM = 8
+# sin and cos of the enemy's energy as a phase (`sacbot.agent.features.energy_input_columns`).
+ENERGY_INPUT_DIM = 2
 
 
 @dataclass(frozen=True)
@@ -24,11 +26,15 @@ class NetworkSizes:
     # Opt-in: the first layers also read sin/cos of four angles computed from the state
     # (`sacbot.agent.features.angle_input_columns`): no new information, a smooth form of it.
     angle_inputs: bool = False
+    # Opt-in: they also read the enemy's energy as a phase (`sacbot.agent.features.energy_input_columns`),
+    # where the drop of a shot stands out: no new information either.
+    energy_inputs: bool = False
 
     @property
     def input_dim(self) -> int:
-        """Width of the networks' state input: the state, plus the angle inputs when on."""
-        return self.state_dim + (ANGLE_INPUT_DIM if self.angle_inputs else 0)
+        """Width of the networks' state input: the state, then the angle and energy inputs that are on."""
+        angles = ANGLE_INPUT_DIM if self.angle_inputs else 0
+        return self.state_dim + angles + (ENERGY_INPUT_DIM if self.energy_inputs else 0)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

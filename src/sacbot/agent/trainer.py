@@ -38,7 +38,7 @@ import torch
 from torch import Tensor
 
 from sacbot.agent import accel, trainer_state
-from sacbot.agent.features import angle_input_columns
+from sacbot.agent.features import input_columns
 from sacbot.agent.n_step import n_step_targets
 from sacbot.agent.networks import Actor, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
@@ -171,8 +171,9 @@ class SacTrainer:
             return torch.as_tensor(np.ascontiguousarray(a.swapaxes(0, 1)), device=dev)
 
         obs = tm(batch.obs)
-        if self.config.sizes.angle_inputs:  # the networks read the state and its angle inputs (S + 8)
-            obs = torch.cat([obs, torch.stack(angle_input_columns(obs, torch.sin, torch.cos), -1)], -1)
+        columns = input_columns(obs, self.config.sizes, torch.sin, torch.cos)
+        if columns:  # the networks read the state, then its angle and energy inputs (`input_dim`)
+            obs = torch.cat([obs, torch.stack(columns, -1)], -1)
         return (
             obs,
             tm(batch.action),

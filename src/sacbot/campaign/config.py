@@ -155,6 +155,7 @@ class BotSettings(_Strict):
     kickstart_filter: bool | None = None  # the Q-filter: imitate only where the critics prefer the teacher
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
+    energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
     eval_sample: bool | None = None  # evals draw each action from the policy instead of playing its mean
 
     def environment(self) -> dict[str, str]:
@@ -167,6 +168,7 @@ class BotSettings(_Strict):
             "kickstart_filter": None if self.kickstart_filter is None else int(self.kickstart_filter),
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
+            "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),
             "eval_sample": None if self.eval_sample is None else int(self.eval_sample),
         }
         return {f"SACBOT_{k.upper()}": str(v) for k, v in values.items() if v is not None}

@@ -144,13 +144,12 @@ def train_ray(
     names = tuple(name for name, _ in weighted)
     if steps < 1 or envs < 1 or runners < 1 or chunk_steps < 1 or utd < 0 or not math.isfinite(utd):
         raise UserError("--steps, --envs, --runners must be at least 1 and the UTD ratio 0 or more", 2)
-    from sacbot.agent.sizes import NetworkSizes
     from sacbot.agent.trainer import SacTrainer
     from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import latest_path
     from sacbot.env.fast_saver import FastSaver, resume, resumed_meta
     from sacbot.runtime.learner import AgentLearner
-    from sacbot.runtime.startup import angle_inputs_for, radar_mode_for
+    from sacbot.runtime.startup import network_sizes_for, radar_mode_for
     from sacbot.settings import load_sacbot_settings
 
     out = Path(out)
@@ -161,10 +160,10 @@ def train_ray(
     settings = load_sacbot_settings()  # as train-fast and `sacbot play`: training sees what play will see
     resumed = resumed_meta(out)
     radar_mode, _ = radar_mode_for(settings.radar_mode, resumed)
-    angle_inputs = angle_inputs_for(settings.angle_inputs, resumed)
+    sizes = network_sizes_for(settings, resumed)
     trainer = SacTrainer(
         TrainerConfig(
-            sizes=NetworkSizes(angle_inputs=angle_inputs), device=device, seed=seed,
+            sizes=sizes, device=device, seed=seed,
             kickstart=settings.kickstart, kickstart_anneal=settings.kickstart_anneal,
             kickstart_filter=settings.kickstart_filter, n_step=settings.n_step,
         )
@@ -181,7 +180,8 @@ def train_ray(
         "aim_shaping": settings.aim_shaping, "kickstart": settings.kickstart,
         "kickstart_anneal": settings.kickstart_anneal, "kickstart_filter": settings.kickstart_filter,
         "n_step": settings.n_step,
-        "angle_inputs": angle_inputs, "ray_runners": runners,
+        "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
+        "ray_runners": runners,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with)
     ray = init_ray(address, num_cpus)

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from sacbot.agent.features import RadarMode
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.env.fast_saver import FastSaver, resume, resumed_meta
 from sacbot.env.league import FastLeague, parse_weighted_opponents
 from sacbot.env.round_buffer import RoundBuffer, store_round
@@ -87,7 +88,7 @@ def train_fast(
     kickstart_anneal: int | None = None,
     kickstart_filter: bool | None = None,
     n_step: int | None = None,
-    angle_inputs: bool | None = None,
+    sizes: NetworkSizes | None = None,
     teacher_lead: int = 0,
     torch_threads: int | None = 1,
     workers: int = 0,
@@ -117,7 +118,6 @@ def train_fast(
         names = tuple(dict.fromkeys(name for name, w in weighted if w > 0))
         league = FastLeague([(n, w) for n, w in weighted if w > 0], league_config, Path(out), seed=seed)
     from sacbot.agent.inference import FastActor
-    from sacbot.agent.sizes import NetworkSizes
     from sacbot.agent.trainer import SacTrainer
     from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import latest_path
@@ -132,10 +132,10 @@ def train_fast(
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
-    if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, kickstart_filter, n_step, angle_inputs):
+    if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, kickstart_filter, n_step, sizes):
         # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
         # what play will see.
-        from sacbot.runtime.startup import angle_inputs_for, radar_mode_for
+        from sacbot.runtime.startup import network_sizes_for, radar_mode_for
         from sacbot.settings import load_sacbot_settings
 
         settings = load_sacbot_settings()
@@ -147,10 +147,10 @@ def train_fast(
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
         kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
         n_step = settings.n_step if n_step is None else n_step
-        if angle_inputs is None:
-            angle_inputs = angle_inputs_for(settings.angle_inputs, resumed)
+        if sizes is None:
+            sizes = network_sizes_for(settings, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
-    assert n_step is not None and angle_inputs is not None and kickstart_filter is not None
+    assert n_step is not None and sizes is not None and kickstart_filter is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -170,7 +170,7 @@ def train_fast(
     )
     trainer = SacTrainer(
         TrainerConfig(
-            sizes=NetworkSizes(angle_inputs=angle_inputs),
+            sizes=sizes,
             device=device,
             seed=seed,
             kickstart=kickstart,
@@ -204,7 +204,7 @@ def train_fast(
         "opponents": list(names), "sampling": "spread" if league_config is None else league_config.sampling,
         "radar_mode": radar_mode, "aim_shaping": aim_shaping, "kickstart": kickstart,
         "kickstart_anneal": kickstart_anneal, "kickstart_filter": kickstart_filter, "n_step": n_step,
-        "angle_inputs": angle_inputs,
+        "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with, board=board, league=league)
     lead_rng = np.random.default_rng(seed + 1)

@@ -118,7 +118,6 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     apply_speed_levers(settings)
     import torch
 
-    from sacbot.agent.sizes import NetworkSizes
     from sacbot.agent.trainer import SacTrainer
     from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.runtime.channel import DropOldestChannel
@@ -128,9 +127,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     from sacbot.runtime.saver import RoundEndSaver
     from sacbot.runtime.startup import (
         actor_specs,
-        angle_inputs_for,
         choose_start,
         full_start_arrays,
+        network_sizes_for,
         radar_mode_for,
         shipped_kickstart,
         shipped_kickstart_filter,
@@ -139,7 +138,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
 
     torch.set_num_threads(settings.torch_threads)
 
-    sizes = NetworkSizes(angle_inputs=angle_inputs_for(settings.angle_inputs, first_meta))
+    sizes = network_sizes_for(settings, first_meta)
 
     def make_trainer(kickstart: float, kickstart_filter: bool) -> SacTrainer:
         return SacTrainer(
@@ -258,6 +257,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     _say(f"{identity.name}: {start.source}; weights folder {weights}; radar {radar_mode} ({radar_source})")
     if sizes.angle_inputs:
         _say("angle inputs on: the networks also read sin/cos of four angles of the state")
+    if sizes.energy_inputs:
+        _say("energy inputs on: the networks also read the enemy's energy as a phase")
     if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
         how = ", Q-filtered" if kickstart_filter else ""
         _say(f"kickstart {kickstart:g}{how} (the shipped actor's; SACBOT_KICKSTART[_FILTER] override)")

@@ -17,10 +17,12 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sacbot.agent.features import RadarMode
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.checkpoint import (
     CheckpointError,
     CheckpointMeta,
@@ -29,6 +31,9 @@ from sacbot.checkpoint import (
     load_order,
     read_meta,
 )
+
+if TYPE_CHECKING:
+    from sacbot.settings import SacbotSettings
 
 ArraySpecs = dict[str, tuple[tuple[int, ...], str]]
 
@@ -59,12 +64,22 @@ def radar_mode_for(setting: str | None, meta: CheckpointMeta | None) -> tuple[Ra
     return "spin", "the default"
 
 
-def angle_inputs_for(setting: bool | None, meta: CheckpointMeta | None) -> bool:
-    """Whether the networks read the angle inputs (`NetworkSizes.angle_inputs`): SACBOT_ANGLE_INPUTS when set,
-    else what the checkpoint's networks were built with (its first layer's width depends on it), else off."""
+def input_flag_for(name: str, setting: bool | None, meta: CheckpointMeta | None) -> bool:
+    """Whether the networks read one kind of extra inputs (`NetworkSizes.angle_inputs`, `.energy_inputs`): its
+    SACBOT_* setting when set, else what the checkpoint's networks were built with (their first layers' width
+    depends on it), else off."""
     if setting is not None:
         return setting
-    return meta is not None and meta.network_sizes.get("angle_inputs") is True
+    return meta is not None and meta.network_sizes.get(name) is True
+
+
+def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> NetworkSizes:
+    """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
+    inputs SACBOT_ANGLE_INPUTS and SACBOT_ENERGY_INPUTS ask for, else those the checkpoint was built with."""
+    return NetworkSizes(
+        angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
+        energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
+    )
 
 
 def start_meta(
