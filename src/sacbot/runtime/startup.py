@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 ArraySpecs = dict[str, tuple[tuple[int, ...], str]]
 
-# The standard campaign's best, exported actor-only with its provenance (campaign, commit, eval table).
+# The past-teacher campaign's seed-1 checkpoint, actor-only, with its provenance (campaign, commit, evals).
 SHIPPED_ACTOR = Path(__file__).resolve().parent.parent / "data" / "sacbot-actor.zip"
 
 
