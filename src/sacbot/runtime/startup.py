@@ -91,22 +91,27 @@ def start_meta(
     out); None when there is none or it cannot be read (choose_start then skips it)."""
     if explicit is not None:
         return read_meta(explicit.expanduser())
-    paths = [p for p in load_order(weights_dir, opponent) if p.is_file()]
-    if not paths and shipped is not None and shipped.is_file():
-        paths = [shipped]
-    for path in paths[:1]:
-        try:
-            return read_meta(path)
-        except CheckpointError:
-            return None  # choose_start says why, with its own line
-    return None
+    path = next((p for p in load_order(weights_dir, opponent) if p.is_file()), None)
+    if path is None and shipped is not None and shipped.is_file():
+        path = shipped
+    if path is None:
+        return None
+    try:
+        return read_meta(path)
+    except CheckpointError:
+        return None  # choose_start says why, with its own line
+
+
+def _shipped_trained(start: StartWeights, key: str) -> object:
+    """What the shipped actor's meta says it was trained with (`extra[key]`); None for any other start."""
+    return start.meta.extra.get(key) if start.shipped and start.meta is not None else None
 
 
 def shipped_kickstart(start: StartWeights, setting: float) -> float:
     """The kickstart weight a training start uses when SACBOT_KICKSTART is unset: the shipped actor's own
     (`extra.kickstart`; with fresh critics and no teacher's term it collapsed within ten rounds), else the
     setting's default."""
-    trained = start.meta.extra.get("kickstart") if start.shipped and start.meta is not None else None
+    trained = _shipped_trained(start, "kickstart")
     if isinstance(trained, int | float) and not isinstance(trained, bool) and trained >= 0:
         return float(trained)
     return setting
@@ -115,7 +120,7 @@ def shipped_kickstart(start: StartWeights, setting: float) -> float:
 def shipped_kickstart_filter(start: StartWeights, setting: bool) -> bool:
     """Whether a training start Q-filters the teacher's term when SACBOT_KICKSTART_FILTER is unset: as the
     shipped actor learnt it (`extra.kickstart_filter`), else the setting's default."""
-    trained = start.meta.extra.get("kickstart_filter") if start.shipped and start.meta is not None else None
+    trained = _shipped_trained(start, "kickstart_filter")
     return trained if isinstance(trained, bool) else setting
 
 
