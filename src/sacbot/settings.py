@@ -12,6 +12,7 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from sacbot.agent.inference import ActionMode
 from sacbot.errors import UserError
 
 
@@ -68,8 +69,9 @@ class SacbotSettings(BaseSettings):
     # The opponent key for the per-opponent best slot (a campaign passes it).
     opponent: str | None = None
     eval_mode: bool = False
-    # Eval mode draws each action from the policy (as training play does) instead of playing tanh(mean).
-    eval_sample: bool = False
+    # How eval mode acts: the policy's mean, every action entry drawn (as training play does), or only the
+    # target speed drawn (`sacbot.agent.inference.ActionMode`).
+    eval_actions: ActionMode = "mean"
     # Another identity JSON, so one install can run under another name.
     bot_json: Path | None = None
     # None: `play` takes the mode its checkpoint was trained with (else spin); `train-fast` spins.

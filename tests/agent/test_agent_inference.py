@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import torch
 
-from sacbot.agent.features import network_inputs
-from sacbot.agent.inference import FastActor
+from sacbot.agent.features import ACTION_DIM, network_inputs
+from sacbot.agent.inference import SPEED_ENTRY, FastActor, drawn_entries
 from sacbot.agent.networks import Actor, NetworkSizes, squashed_sample
 from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
@@ -85,6 +85,28 @@ def test_stochastic_mode_matches_the_torch_sample_and_is_seeded(native: bool) ->
         expect, _ = squashed_sample(mu[0, 0], log_std[0, 0], torch.from_numpy(eps))
     assert np.abs(a1 - expect.numpy()).max() < 1e-5
     assert not np.array_equal(a1, f1.step(s, h, deterministic=False)[0])
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_the_speed_mode_draws_the_speed_and_plays_the_mean_elsewhere(native: bool) -> None:
+    torch.manual_seed(2)
+    sizes = NetworkSizes()
+    arrays = torch_arrays(Actor(sizes))
+    s = np.random.default_rng(1).uniform(-1, 1, 17).astype(np.float32)
+    h = np.zeros(128, np.float32)
+    deterministic, drawn = drawn_entries("speed", ACTION_DIM)
+    assert not deterministic and drawn is not None
+    speed = FastActor(arrays, sizes, seed=7, native=native)
+    every = FastActor(arrays, sizes, seed=7, native=native)
+    mean, _ = FastActor(arrays, sizes, native=native).step(s, h, deterministic=True)
+    a, h1 = speed.step(s, h, deterministic, drawn)
+    b, h2 = every.step(s, h, False)  # the same eps: the speed entry is the fully sampled one
+    assert np.array_equal(h1, h2)
+    assert abs(a[SPEED_ENTRY] - b[SPEED_ENTRY]) < 1e-6 and a[SPEED_ENTRY] != mean[SPEED_ENTRY]
+    others = [i for i in range(ACTION_DIM) if i != SPEED_ENTRY]
+    assert np.abs(a[others] - mean[others]).max() < 1e-6
+    assert drawn_entries("mean", ACTION_DIM) == (True, None)
+    assert drawn_entries("sampled", ACTION_DIM) == (False, None)
 
 
 def test_memoryless_kernel_ignores_the_hidden_state() -> None:

@@ -75,7 +75,7 @@ kickstart_filter = true
 n_step = 5
 angle_inputs = true
 energy_inputs = true
-eval_sample = true
+eval_actions = "speed"
 """
     )
     c = load_campaign(path)
@@ -87,7 +87,7 @@ eval_sample = true
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",
-        "SACBOT_EVAL_SAMPLE": "1",
+        "SACBOT_EVAL_ACTIONS": "speed",
     }
     assert parse_campaign(MINIMAL).bot.environment() == {}  # unset: the environment's own settings hold
     assert c.server.url == "ws://127.0.0.1:7654" and c.server.bot_secret == "b"

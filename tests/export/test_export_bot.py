@@ -33,7 +33,7 @@ from sacbot.arena.server import EmbeddedArena
 from sacbot.checkpoint import save_trainer
 from sacbot.engine import game_setup_for
 from sacbot.errors import UserError
-from sacbot.export.policy import DESCRIPTION_FILE, WEIGHTS_FILE
+from sacbot.export.policy import DESCRIPTION_FILE, WEIGHTS_FILE, ExportLoadError, read_description
 from sacbot.export.writer import LIB, VENV, export_bot
 from sacbot.opponents import make_opponent
 from sacbot.opponents.local import LocalBattle
@@ -135,7 +135,7 @@ def play_eval_policy(checkpoint: Path) -> tuple[RealtimePolicy, RecordingFeature
     wanted = actor_specs(sac.array_specs())
     frozen = make_fast_actor({k: v for k, v in start.arrays.items() if k in wanted}, sac.config.sizes)
     features = RecordingFeatures(radar_mode)
-    return RealtimePolicy(features, lambda: frozen, None, None, deterministic=True), features
+    return RealtimePolicy(features, lambda: frozen, None, None, actions="mean"), features
 
 
 class Recorder:
@@ -282,45 +282,54 @@ DRIVER = textwrap.dedent(
 )
 
 
-def test_exported_actions_equal_play_eval_on_recorded_ticks(
-    checkpoint: Path, exported: Path, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def recorded(
+    checkpoint: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Recorder, RecordingFeatures]:
+    """play --eval's game against TrackFire: every message it was sent (a JSONL file), its intents and what
+    its features saw."""
     policy, seen = play_eval_policy(checkpoint)
     recorder = Recorder(policy)
     # Two rounds against a gunner that hits: scans, deaths and hits happen, and the round reset is crossed.
     setup = game_setup_for("1v1", number_of_rounds=2, arena_width=400, arena_height=400, gun_cooling_rate=1.0)
     LocalBattle(setup, {1: recorder, 2: make_opponent("TrackFire", seed=1)}, seed=5).play()
-    messages = tmp_path / "messages.jsonl"
+    messages = tmp_path_factory.mktemp("recorded") / "messages.jsonl"
     messages.write_text("".join(json.dumps(m) + "\n" for m in recorder.messages))
+    return messages, recorder, seen
 
-    driver = tmp_path / "driver.py"
+
+def exported_run(folder: Path, messages: Path, tmp_path: Path, env: dict[str, str]) -> dict[str, Any]:
+    """The exported folder's bot, on the official API in a subprocess, fed the recorded messages."""
+    driver, out = tmp_path / "driver.py", tmp_path / "exported.json"
     driver.write_text(DRIVER)
+    done = subprocess.run(
+        [sys.executable, str(driver), str(folder), str(messages), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(out.read_text())
+    assert Path(result["sacbot"]).is_relative_to(folder / LIB)  # the folder's own copy, not this sacbot
+    assert result["heavy"] == []  # no torch, no pydantic
+    return result
 
-    def exported_run(env: dict[str, str]) -> dict[str, Any]:
-        out = tmp_path / "exported.json"
-        done = subprocess.run(
-            [sys.executable, str(driver), str(exported), str(messages), str(out)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=env,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        result: dict[str, Any] = json.loads(out.read_text())
-        assert Path(result["sacbot"]).is_relative_to(exported / LIB)  # the folder's own copy, not this sacbot
-        assert result["heavy"] == []  # no torch, no pydantic
-        return result
 
+def test_exported_actions_equal_play_eval_on_recorded_ticks(
+    exported: Path, recorded: tuple[Path, Recorder, RecordingFeatures], tmp_path: Path
+) -> None:
+    messages, recorder, seen = recorded
     # Where no C compiler is found (an empty PATH, an empty kernel cache) the actor steps in numpy.
     (tmp_path / "no-tools").mkdir()
     bare = {**os.environ, "PATH": str(tmp_path / "no-tools"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     bare.pop("CC", None)
-    fallback = exported_run(bare)
+    fallback = exported_run(exported, messages, tmp_path, bare)
     assert not fallback["native"]
     np.testing.assert_allclose(
         [r["action"] for r in fallback["rows"]], np.stack(seen.actions), rtol=0, atol=1e-5
     )
-    result = exported_run(dict(os.environ))
+    result = exported_run(exported, messages, tmp_path, dict(os.environ))
     assert result["native"]  # the compiled kernel, as play uses here (this suite expects a C compiler)
     rows = result["rows"]
 
@@ -352,6 +361,20 @@ def test_exported_actions_equal_play_eval_on_recorded_ticks(
     assert fired > 0  # the firing path was exercised
     # The locked radar turned toward the enemy at times (not only the spin's +-45).
     assert any(abs(abs(r["intent"]["radarTurnRate"]) - 45.0) > 1e-6 for r in rows)
+
+
+def test_a_speed_export_draws_its_speed_and_plays_the_mean_elsewhere(
+    checkpoint: Path, recorded: tuple[Path, Recorder, RecordingFeatures], tmp_path: Path
+) -> None:
+    messages, _, seen = recorded
+    folder = export_bot(checkpoint, NAME, tmp_path / "bots", actions="speed").folder
+    assert json.loads((folder / DESCRIPTION_FILE).read_text())["actions"] == "speed"
+    assert "target speed drawn" in json.loads((folder / f"{NAME}.json").read_text())["description"]
+    rows = exported_run(folder, messages, tmp_path, dict(os.environ))["rows"]
+    got, mean = np.array([r["action"] for r in rows]), np.stack(seen.actions)
+    # The same ticks give the same states and GRU states: turn, gun turn and fire are the mean's.
+    np.testing.assert_allclose(got[:, [0, 2, 3]], mean[:, [0, 2, 3]], rtol=0, atol=1e-5)
+    assert np.mean(np.abs(got[:, 1] - mean[:, 1]) > 1e-3) > 0.5  # the speed is drawn
 
 
 # --- 2. the folder on the official API in its own venv: the same games as play --eval -------------------
@@ -432,6 +455,17 @@ def test_damaged_weights_end_the_bot_with_one_line(
     assert len(lines) == 1 and lines[0].startswith(f"{NAME}: error: ") and says in lines[0], done.stderr
 
 
+def test_a_description_without_actions_plays_the_mean(exported: Path, tmp_path: Path) -> None:
+    data = json.loads((exported / DESCRIPTION_FILE).read_text())
+    assert data["actions"] == "mean"
+    del data["actions"]  # as an export from before the action modes wrote it
+    (tmp_path / DESCRIPTION_FILE).write_text(json.dumps(data))
+    assert read_description(tmp_path).actions == "mean"
+    (tmp_path / DESCRIPTION_FILE).write_text(json.dumps({**data, "actions": "wild"}))
+    with pytest.raises(ExportLoadError, match="actions must be one of mean, sampled, speed"):
+        read_description(tmp_path)
+
+
 # --- the command: bad input is one line, nothing on disk is lost -----------------------------------------
 
 
@@ -448,6 +482,8 @@ def test_bad_input_is_one_clear_error(checkpoint: Path, exported: Path, tmp_path
         assert info.value.exit_code == 2
     with pytest.raises(UserError, match="--radar-mode"):
         export_bot(checkpoint, NAME, tmp_path, radar_mode="sideways")
+    with pytest.raises(UserError, match="--actions"):
+        export_bot(checkpoint, NAME, tmp_path, actions="greedy")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corrupt.zip"]  # nothing was written
 
     # An existing folder: refused without --force, untouched.

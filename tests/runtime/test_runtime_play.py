@@ -163,20 +163,27 @@ def save_best(weights: Path, config: TrainerConfig) -> None:
     )
 
 
-@pytest.mark.parametrize(("sample", "actions"), [("0", "deterministic"), ("1", "sampled from the policy")])
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [
+        ("mean", "deterministic actions (the policy's mean)"),
+        ("sampled", "actions sampled from the policy"),
+        ("speed", "the policy's mean, its target speed sampled"),
+    ],
+)
 def test_eval_mode_writes_nothing_and_changes_no_weight(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
     wait_for: Callable[..., None],
     bot_log: Callable[[Path], str],
-    sample: str,
-    actions: str,
+    mode: str,
+    said: str,
 ) -> None:
     weights = tmp_path / "weights"
     save_best(weights, TrainerConfig(seed=11, device="cpu"))
     before = tree_digest(weights)
-    env = {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_EVAL_MODE": "1", "SACBOT_EVAL_SAMPLE": sample}
+    env = {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_EVAL_MODE": "1", "SACBOT_EVAL_ACTIONS": mode}
     use_env(monkeypatch, env)
     run_battle(
         [BOTS / "SacBot", OPPONENT],
@@ -185,7 +192,7 @@ def test_eval_mode_writes_nothing_and_changes_no_weight(
     )
     wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
     log = bot_log(tmp_path / "logs")
-    assert f"eval mode: {actions} actions" in log and "loaded slot best" in log
+    assert f"eval mode: {said}, no training" in log and "loaded slot best" in log
     assert tree_digest(weights) == before
 
 

@@ -22,9 +22,7 @@ def test_rounds_of_transitions_and_reports() -> None:
     actor = make_fast_actor(sac.snapshot.arrays, NetworkSizes())
     channel: DropOldestChannel[ChannelItem] = DropOldestChannel(100_000)
     reports: list[RoundReport] = []
-    policy = RealtimePolicy(
-        AgentFeatures("spin"), lambda: actor, channel, reports.append, deterministic=False
-    )
+    policy = RealtimePolicy(AgentFeatures("spin"), lambda: actor, channel, reports.append, actions="sampled")
     hidden_at_round_start: list[bool] = []
     original = policy.on_round_started
 
@@ -63,9 +61,7 @@ def test_eval_mode_is_deterministic_and_feeds_nothing() -> None:
 
     def play() -> list[RoundReport]:
         reports: list[RoundReport] = []
-        policy = RealtimePolicy(
-            AgentFeatures("spin"), lambda: actor, None, reports.append, deterministic=True
-        )
+        policy = RealtimePolicy(AgentFeatures("spin"), lambda: actor, None, reports.append, actions="mean")
         setup = game_setup_for("1v1", number_of_rounds=1)
         LocalBattle(setup, {1: policy, 2: make_opponent("Target", seed=1)}, seed=9).play(
             max_turns_per_round=300
@@ -82,7 +78,7 @@ def test_an_aborted_round_is_cut_not_terminal() -> None:
     sac = SacTrainer(TrainerConfig(seed=5, replay_capacity=1000, device="cpu"))
     actor = make_fast_actor(sac.snapshot.arrays, NetworkSizes())
     channel: DropOldestChannel[ChannelItem] = DropOldestChannel(100_000)
-    policy = RealtimePolicy(AgentFeatures("spin"), lambda: actor, channel, None, False)
+    policy = RealtimePolicy(AgentFeatures("spin"), lambda: actor, channel, None, "sampled")
     setup = game_setup_for("1v1", number_of_rounds=3)
     battle = LocalBattle(setup, {1: policy, 2: make_opponent("Target", seed=1)}, seed=2)
     assert battle.play_round(on_turn=lambda game: game.turn_number >= 40) is False  # cut short: no RoundEnded

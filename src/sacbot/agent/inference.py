@@ -4,7 +4,9 @@ Built from `actor_arrays()` (or a published `ActorSnapshot.arrays`), equal to th
 A single step is one call into a small C kernel (`sacbot.agent.native_step`, compiled on first use) where a C
 compiler exists, else about twenty small numpy calls on preallocated buffers; `native` says which. Only the
 returned action and hidden state are fresh arrays, so the caller may keep them. Deterministic mode is
-tanh(mu); stochastic mode draws tanh(mu + sigma * eps) from the actor's own seeded generator.
+tanh(mu); stochastic mode draws tanh(mu + sigma * eps) from the actor's own seeded generator, for every entry
+of the action or only those a `drawn` mask names (the others are tanh(mu)). A frozen actor's `ActionMode`
+says which: see `drawn_entries`.
 """
 
 from __future__ import annotations
@@ -12,13 +14,33 @@ from __future__ import annotations
 import ctypes
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
 from sacbot.agent import native_step
 from sacbot.agent.features import angle_inputs_of, energy_inputs_of, network_inputs
 from sacbot.agent.sizes import NetworkSizes
+
+ActionMode = Literal["mean", "sampled", "speed"]
+"""How a frozen actor acts (`sacbot eval --actions`, SACBOT_EVAL_ACTIONS, an exported bot): "mean" plays
+tanh(mu), deterministic; "sampled" draws every entry from the policy, as training play does; "speed" draws the
+target speed from the policy and plays the mean's turn, gun turn and fire (a speed that aiming bots cannot
+predict, the mean's aim)."""
+ACTION_MODES: tuple[ActionMode, ...] = get_args(ActionMode)
+SPEED_ENTRY = 1  # the action entry `features.action_to_intent` maps to the target speed
+
+
+def drawn_entries(mode: ActionMode, action_dim: int) -> tuple[bool, np.ndarray | None]:
+    """`(deterministic, drawn)` for `FastActor.step` in `mode`: drawn is the 0/1 mask of the entries drawn
+    from the policy (None: every entry)."""
+    if mode == "mean":
+        return True, None
+    if mode == "sampled":
+        return False, None
+    mask = np.zeros(action_dim, np.float32)
+    mask[SPEED_ENTRY] = 1.0
+    return False, mask
 
 
 def _act_inplace(x: np.ndarray, name: str) -> None:
@@ -146,7 +168,7 @@ class FastActor:
         self._native = lib.actor_step
 
     def _step_native(
-        self, state: np.ndarray, hidden: np.ndarray, deterministic: bool
+        self, state: np.ndarray, hidden: np.ndarray, deterministic: bool, drawn: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray]:
         ctx, p_state, p_hidden, p_eps, p_action, p_new = self._native_ptrs
         io = self._io
@@ -156,6 +178,8 @@ class FastActor:
             self._native(ctx, p_state, p_hidden, None, p_action, p_new)
         else:
             io["eps"][:] = self.rng.standard_normal(self.action_dim, dtype=np.float32)
+            if drawn is not None:
+                io["eps"] *= drawn
             self._native(ctx, p_state, p_hidden, p_eps, p_action, p_new)
         return io["action"].copy(), io["new_hidden"].copy()
 
@@ -177,13 +201,18 @@ class FastActor:
         return np.zeros(self.hidden_dim, np.float32)
 
     def step(
-        self, state: np.ndarray, hidden: np.ndarray, deterministic: bool = True
+        self,
+        state: np.ndarray,
+        hidden: np.ndarray,
+        deterministic: bool = True,
+        drawn: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """One tick at batch 1: state (S,), hidden (H,) -> action (A,) in [-1, 1], new hidden (H,)."""
+        """One tick at batch 1: state (S,), hidden (H,) -> action (A,) in [-1, 1], new hidden (H,).
+        Stochastic steps draw the entries `drawn` names (None: all); the others are the mean's."""
         if self._widened:
             state = self._widen(state)
         if self._native is not None:
-            return self._step_native(state, hidden, deterministic)
+            return self._step_native(state, hidden, deterministic, drawn)
         sz, h = self.sizes, self.hidden_dim
         if state.dtype != np.float32:
             state = state.astype(np.float32)
@@ -222,6 +251,8 @@ class FastActor:
         else:
             log_std = np.clip(out[a:], sz.log_std_min, sz.log_std_max)
             action = self.rng.standard_normal(a, dtype=np.float32)
+            if drawn is not None:
+                action *= drawn
             action *= np.exp(log_std)
             action += out[:a]
             np.tanh(action, out=action)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from sacbot.agent.inference import ActionMode
 from sacbot.errors import UserError
 from sacbot.opponents.sampling import LeagueConfig
 
@@ -156,7 +157,7 @@ class BotSettings(_Strict):
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
-    eval_sample: bool | None = None  # evals draw each action from the policy instead of playing its mean
+    eval_actions: ActionMode | None = None  # how evals act: the mean, all entries or the speed sampled
 
     def environment(self) -> dict[str, str]:
         """The SACBOT_* variables these settings stand for."""
@@ -169,7 +170,7 @@ class BotSettings(_Strict):
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),
-            "eval_sample": None if self.eval_sample is None else int(self.eval_sample),
+            "eval_actions": self.eval_actions,
         }
         return {f"SACBOT_{k.upper()}": str(v) for k, v in values.items() if v is not None}
 

@@ -1,5 +1,6 @@
 """`sacbot eval`: eval games of a frozen checkpoint against named opponents: deterministic (tanh of the
-policy's mean), or with `sample=True` each action drawn from the policy as training play draws it.
+policy's mean), or acting as another `ActionMode` says (every action drawn from the policy, as training play
+draws them, or only the target speed drawn).
 
 The bot plays in eval mode (`SACBOT_EVAL_MODE=1`) from a private copy of the checkpoint in a temporary run
 folder, so the file named on the command line is only ever read.
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sacbot.agent.inference import ActionMode
 from sacbot.campaign.config import parse_campaign
 from sacbot.campaign.loop import ChunkFailed, GameScore, RemoteEval
 from sacbot.errors import UserError
@@ -32,7 +34,7 @@ def evaluate(
     retries: int = 1,
     recorder: GameSelection | None = None,
     remote: RemoteEval | None = None,
-    sample: bool = False,
+    actions: ActionMode = "mean",
 ) -> list[tuple[str, GameScore]]:
     """`recorder` records the eval games (kind "eval"; `sacbot eval --record DIR`)."""
     from sacbot.campaign.runner import ArenaBackend
@@ -51,8 +53,8 @@ def evaluate(
     }
     if bots_dirs is not None:
         data["bots_dirs"] = [str(d) for d in bots_dirs]
-    if sample:
-        data["bot"] = {"eval_sample": True}
+    if actions != "mean":
+        data["bot"] = {"eval_actions": actions}
     campaign = parse_campaign(data, "eval")
     if remote is not None:  # the games elsewhere, e.g. one Ray task each (`sacbot eval --ray`)
         if recorder is not None:

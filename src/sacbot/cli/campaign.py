@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import typer
 
@@ -111,20 +111,26 @@ def eval_command(
     use_ray: bool = typer.Option(
         False, "--ray", help="Each game a Ray task (RAY_ADDRESS joins a cluster; needs sacbot\\[ray])."
     ),
-    sample: bool = typer.Option(
-        False, "--sample", help="Draw each action from the policy (as training play does), not its mean."
+    actions: str = typer.Option(
+        "mean",
+        "--actions",
+        help="mean: the policy's mean (deterministic); sampled: every action drawn, as training play draws "
+        "them; speed: the mean with its target speed drawn.",
     ),
 ) -> None:
-    """Eval games with a frozen policy: deterministic unless --sample."""
+    """Eval games with a frozen policy: deterministic unless --actions says otherwise."""
     from rich.console import Console
     from rich.table import Table
 
+    from sacbot.agent.inference import ACTION_MODES, ActionMode
     from sacbot.campaign.evaluate import evaluate
 
     if checkpoint is None:
         from sacbot.runtime.startup import SHIPPED_ACTOR
 
         checkpoint = SHIPPED_ACTOR
+    if actions not in ACTION_MODES:
+        raise UserError(f"--actions: {actions!r} is not one of {', '.join(ACTION_MODES)}", 2)
     names = [n.strip() for n in opponents.split(",") if n.strip()]
     recorder = None
     if record is not None:
@@ -139,7 +145,8 @@ def eval_command(
         from sacbot.distributed.games import evaluate_ray
 
         remote = evaluate_ray
-    results = evaluate(checkpoint, names, rounds, recorder=recorder, remote=remote, sample=sample)
+    mode = cast(ActionMode, actions)
+    results = evaluate(checkpoint, names, rounds, recorder=recorder, remote=remote, actions=mode)
     if json_output:
         rows = [
             {

@@ -25,6 +25,12 @@ def export_bot(
         "--radar-mode",
         help="spin or lock (default: the mode the checkpoint was trained with, else spin).",
     ),
+    actions: str = typer.Option(
+        "mean",
+        "--actions",
+        help="mean: the policy's mean (deterministic); speed: the mean with its target speed drawn from the "
+        "policy; sampled: every action drawn.",
+    ),
     bot_version: str = typer.Option("1.0", "--bot-version", help="The version in NAME.json."),
     authors: str = typer.Option("sacbot", "--authors", help="Comma-separated authors for NAME.json."),
 ) -> None:
@@ -36,7 +42,14 @@ def export_bot(
 
     names = [a.strip() for a in authors.split(",") if a.strip()]
     result = write(
-        checkpoint, name, out, force=force, radar_mode=radar_mode, version=bot_version, authors=names
+        checkpoint,
+        name,
+        out,
+        force=force,
+        radar_mode=radar_mode,
+        actions=actions,
+        version=bot_version,
+        authors=names,
     )
     updates = "?" if result.updates is None else str(result.updates)
     typer.echo(

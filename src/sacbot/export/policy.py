@@ -3,14 +3,17 @@
 Shipped unchanged in every exported bot folder (`lib/sacbot/export/policy.py`), beside the project modules it
 imports (features, inference and their own imports, also unchanged); it imports neither torch nor pydantic nor
 the Bot API. Per tick it does what `sacbot play --eval` does (`RealtimePolicy` with `AgentFeatures`):
-`features.observe`, one deterministic actor step (tanh of the mean) with the GRU hidden state, which every
-round starts from zero, then `features.action_to_intent` with the radar mode the export recorded.
+`features.observe`, one actor step with the GRU hidden state, which every round starts from zero, then
+`features.action_to_intent` with the radar mode the export recorded. The step acts as the export's
+`ActionMode` says: tanh of the mean (deterministic, the default), or with the target speed or every entry
+drawn from the policy.
 
 The official API hands a bot its own event classes (`TickEvent.events`, without the wire `type` field, and
 with a few reshaped: DeathEvent, HitByBulletEvent, HitWallEvent); `wire_view` presents them the way the
 features read wire events. The folder's files are described in `policy.json` (`FORMAT`, `VERSION`):
-the radar mode, the network sizes and the SHA-256 of `weights.npz`, the actor's arrays. `load_policy` checks
-both before a bot connects and raises `ExportLoadError` (one line) when either is missing or damaged.
+the radar mode, the action mode, the network sizes and the SHA-256 of `weights.npz`, the actor's arrays.
+`load_policy` checks both before a bot connects and raises `ExportLoadError` (one line) when either is missing
+or damaged.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from sacbot.agent.features import RadarMode, RoundMemory, action_to_intent, observe
-from sacbot.agent.inference import FastActor
+from sacbot.agent.features import ACTION_DIM, RadarMode, RoundMemory, action_to_intent, observe
+from sacbot.agent.inference import ACTION_MODES, ActionMode, FastActor, drawn_entries
 from sacbot.agent.sizes import NetworkSizes
 from sacbot.protocol import BotIntent
 
@@ -50,12 +53,14 @@ class PolicyDescription:
     sizes: NetworkSizes
     weights_sha256: str
     source: Mapping[str, Any]
+    actions: ActionMode = "mean"
 
     def to_json_dict(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "version": VERSION,
             "radar_mode": self.radar_mode,
+            "actions": self.actions,
             "network_sizes": self.sizes.as_dict(),
             "weights": WEIGHTS_FILE,
             "weights_sha256": self.weights_sha256,
@@ -85,18 +90,22 @@ def read_description(folder: Path) -> PolicyDescription:
     if data.get("version") != VERSION:
         raise ExportLoadError(f"{path}: version {data.get('version')!r}, this bot reads {VERSION}")
     radar = data.get("radar_mode")
+    actions = data.get("actions", "mean")  # an export from before the action modes plays the mean
     sizes = data.get("network_sizes")
     digest = data.get("weights_sha256")
     source = data.get("source", {})
     if radar not in ("spin", "lock"):
         raise ExportLoadError(f"{path}: radar_mode must be 'spin' or 'lock', got {radar!r}")
+    mode = next((m for m in ACTION_MODES if m == actions), None)
+    if mode is None:
+        raise ExportLoadError(f"{path}: actions must be one of {', '.join(ACTION_MODES)}, got {actions!r}")
     if not isinstance(sizes, dict) or not isinstance(digest, str) or not isinstance(source, dict):
         raise ExportLoadError(f"{path}: network_sizes, weights_sha256 or source missing or malformed")
     try:
         network_sizes = sizes_from_dict(sizes)
     except ValueError as exc:
         raise ExportLoadError(f"{path}: bad network_sizes ({exc})") from None
-    return PolicyDescription("lock" if radar == "lock" else "spin", network_sizes, digest, source)
+    return PolicyDescription("lock" if radar == "lock" else "spin", network_sizes, digest, source, mode)
 
 
 def read_weights(folder: Path, description: PolicyDescription) -> dict[str, np.ndarray]:
@@ -129,7 +138,7 @@ def load_policy(folder: Path) -> ExportedPolicy:
         raise ExportLoadError(f"{folder / WEIGHTS_FILE}: array {exc} is missing") from None
     except ValueError as exc:
         raise ExportLoadError(f"{folder / WEIGHTS_FILE}: {exc}") from None
-    return ExportedPolicy(actor, description.radar_mode, description)
+    return ExportedPolicy(actor, description.radar_mode, description, description.actions)
 
 
 # --- the official API's ticks, seen as the features read wire ticks ---------------------------------------
@@ -195,10 +204,15 @@ class ExportedPolicy:
     """One bot's policy: the per-round feature memory, the GRU hidden state and the frozen actor."""
 
     def __init__(
-        self, actor: FastActor, radar_mode: RadarMode, description: PolicyDescription | None = None
+        self,
+        actor: FastActor,
+        radar_mode: RadarMode,
+        description: PolicyDescription | None = None,
+        actions: ActionMode = "mean",
     ) -> None:
         self.actor = actor
         self.radar_mode: RadarMode = radar_mode
+        self.deterministic, self.drawn = drawn_entries(actions, ACTION_DIM)
         self.description = description
         self.memory = RoundMemory(800.0, 600.0)
         self.hidden = actor.initial_hidden()
@@ -216,6 +230,6 @@ class ExportedPolicy:
     def act(self, tick: Any) -> BotIntent:
         """The complete intent for a wire-shaped tick (`wire_view` of an official one)."""
         state = observe(tick, self.memory)
-        action, self.hidden = self.actor.step(state, self.hidden, True)
+        action, self.hidden = self.actor.step(state, self.hidden, self.deterministic, self.drawn)
         self.state, self.action = state, action
         return action_to_intent(action, self.radar_mode, self.memory)

@@ -80,6 +80,11 @@ numpy>=1.26,<3
 # As bots/SacBot/SacBot.json: the features follow the nearest scanned bot, so any game type plays.
 GAME_TYPES = ["classic", "1v1", "melee", "custom"]
 
+_PLAYS = {
+    "mean": "deterministically",
+    "sampled": "actions drawn from its policy",
+    "speed": "its policy's mean with the target speed drawn",
+}
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,29}$")  # a folder, a file base, and the Bot API's <= 30 chars
 
 
@@ -309,12 +314,13 @@ def export_bot(
     *,
     force: bool = False,
     radar_mode: str | None = None,
+    actions: str = "mean",
     version: str = "1.0",
     authors: Sequence[str] = ("sacbot",),
 ) -> ExportResult:
     """Write `<out>/<name>/` from `checkpoint`; UserError (one line) on bad input, nothing written then."""
     from sacbot import __version__
-    from sacbot.agent.inference import FastActor
+    from sacbot.agent.inference import ACTION_MODES, FastActor
     from sacbot.checkpoint.archive import now_iso
     from sacbot.export import policy
     from sacbot.runtime.startup import radar_mode_for
@@ -322,6 +328,9 @@ def export_bot(
     validate_bot_name(name)
     if radar_mode not in (None, "spin", "lock"):
         raise UserError(f"invalid --radar-mode {radar_mode!r}: spin or lock", 2)
+    action_mode = next((m for m in ACTION_MODES if m == actions), None)
+    if action_mode is None:
+        raise UserError(f"invalid --actions {actions!r}: one of {', '.join(ACTION_MODES)}", 2)
     target = out / name
     if target.exists() and not target.is_dir():
         raise UserError(f"{target} exists and is not a folder", 2)
@@ -345,14 +354,15 @@ def export_bot(
         "exported": now_iso(),
         "sacbot_version": __version__,
     }
-    description = policy.PolicyDescription(mode, sizes, hashlib.sha256(weights).hexdigest(), source)
+    digest = hashlib.sha256(weights).hexdigest()
+    description = policy.PolicyDescription(mode, sizes, digest, source, action_mode)
     updates = f"{meta.updates} updates" if meta is not None else "no metadata"
     identity = _identity(
         name,
         version,
         list(authors),
         f"A SAC-GRU policy exported by sacbot from {checkpoint.name} ({updates}, radar {mode}); "
-        "it plays deterministically and does not learn.",
+        f"it plays {_PLAYS[action_mode]} and does not learn.",
     )
     files: dict[str, bytes] = {
         f"{name}.json": (json.dumps(identity, indent=2) + "\n").encode(),

@@ -26,6 +26,11 @@ from sacbot.settings import BotEnvironment, SacbotSettings, load_bot_environment
 
 TRAINER_CRASH_EXIT = 3
 _CRASH_GRACE_S = 10.0  # after a trainer crash, the process ends by itself if the main thread is stuck
+EVAL_ACTIONS_SAID = {
+    "mean": "deterministic actions (the policy's mean)",
+    "sampled": "actions sampled from the policy",
+    "speed": "the policy's mean, its target speed sampled",
+}
 _SIGTERM_GRACE_S = 1.0  # after SIGTERM, messages already received are still handled this long
 
 
@@ -178,8 +183,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     stopper = _Stopper()
 
     if eval_mode:
-        how = "sampled from the policy" if settings.eval_sample else "deterministic"
-        _say(f"eval mode: {how} actions, no training, nothing written")
+        how = EVAL_ACTIONS_SAID[settings.eval_actions]
+        _say(f"eval mode: {how}, no training, nothing written")
         if start.arrays is not None:
             actor_arrays = {k: v for k, v in start.arrays.items() if k in actor_specs(sac.array_specs())}
         else:
@@ -190,7 +195,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             lambda: frozen,
             None,
             None,
-            deterministic=not settings.eval_sample,
+            actions=settings.eval_actions,
             keep_all_latencies=settings.stats_file is not None,
         )
     else:
@@ -251,7 +256,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             lambda: live.published,
             channel,
             trainer.round_ended,
-            deterministic=False,
+            actions="sampled",
             keep_all_latencies=settings.stats_file is not None,
         )
     _say(f"{identity.name}: {start.source}; weights folder {weights}; radar {radar_mode} ({radar_source})")

@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from sacbot.agent.features import ACTION_DIM
+from sacbot.agent.inference import ActionMode, drawn_entries
 from sacbot.runtime.channel import DropOldestChannel
 from sacbot.runtime.latency import LatencyRecorder
 from sacbot.runtime.ports import TickActor
@@ -52,15 +54,15 @@ class RealtimePolicy:
         actor_source: Callable[[], TickActor],
         channel: DropOldestChannel[ChannelItem] | None,
         on_round_report: Callable[[RoundReport], None] | None,
-        deterministic: bool,
+        actions: ActionMode,
         keep_all_latencies: bool = False,
     ) -> None:
         self.features = features
         self.actor_source = actor_source
         self.channel = channel  # None in eval mode: nothing reaches the replay
         self.on_round_report = on_round_report
-        self.deterministic = deterministic
         self.actor = actor_source()
+        self.deterministic, self.drawn = drawn_entries(actions, ACTION_DIM)
         self.hidden = self.actor.initial_hidden()
         self.my_id = 0
         self.latency = LatencyRecorder()
@@ -119,7 +121,7 @@ class RealtimePolicy:
             self.actor = actor
         obs = self.features.observe(tick)
         reward = self.features.reward(tick)
-        action, new_hidden = self.actor.step(obs, self.hidden, self.deterministic)
+        action, new_hidden = self.actor.step(obs, self.hidden, self.deterministic, self.drawn)
         intent = self.features.to_intent(action)
         if tick.bot_state.is_debugging_enabled:  # the server lets this bot paint: off the path otherwise
             intent.debug_graphics = self.features.paint(tick, action)

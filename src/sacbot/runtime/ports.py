@@ -18,7 +18,7 @@ class TickActor(Protocol):
     def initial_hidden(self) -> np.ndarray: ...
 
     def step(
-        self, obs: np.ndarray, hidden: np.ndarray, deterministic: bool
+        self, obs: np.ndarray, hidden: np.ndarray, deterministic: bool, drawn: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]: ...
 
 
