@@ -10,6 +10,8 @@ share).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import Any
 
 from sacbot.engine import game_setup_for
 from sacbot.opponents import CLASSIC_NAMES, make_opponent
@@ -20,10 +22,15 @@ GAMES = 5
 
 def duel(name: str, enemy: str, rounds: int) -> tuple[int, float]:
     """Rounds `name` won against `enemy` and its score share over them."""
+    return duel_with(lambda game: make_opponent(name, seed=game), enemy, rounds)
+
+
+def duel_with(make_bot: Callable[[int], Any], enemy: str, rounds: int) -> tuple[int, float]:
+    """Rounds the bot `make_bot(game)` makes won against `enemy` and its score share over them."""
     won, own, theirs = 0, 0.0, 0.0
     for game in range(GAMES):
         me, them = (1, 2) if game % 2 == 0 else (2, 1)
-        policies = {me: make_opponent(name, seed=game), them: make_opponent(enemy, seed=game + 50)}
+        policies = {me: make_bot(game), them: make_opponent(enemy, seed=game + 50)}
         battle = LocalBattle(game_setup_for("1v1", number_of_rounds=rounds // GAMES), policies, seed=game)
         while not battle.game.game_over and battle.play_round(max_turns=5000):
             won += list(battle.game.winner_ids) == [me]

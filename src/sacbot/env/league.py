@@ -104,9 +104,13 @@ class FrozenActorBot(ClassicBot):
             self._round = tick.round_number
             self.memory.new_round()
             self.hidden = self.actor.initial_hidden()
-        obs = observe(tick, self.memory)
-        action, self.hidden = self.actor.step(obs, self.hidden, deterministic=True)
+        action, self.hidden = self.act(observe(tick, self.memory))
         return action_to_intent(action, self.radar_mode, self.memory)
+
+    def act(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The action and new hidden state for this tick's observation: the deterministic tanh(mu)."""
+        action, hidden = self.actor.step(obs, self.hidden, deterministic=True)
+        return action, hidden
 
 
 def snapshot_label(env_steps: int) -> str:
