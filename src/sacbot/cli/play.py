@@ -10,7 +10,10 @@ import typer
 
 def play(
     eval_mode: bool = typer.Option(
-        False, "--eval", help="Frozen deterministic policy: no training, no saving (also SACBOT_EVAL_MODE=1)."
+        False,
+        "--eval",
+        help="Frozen policy, its mean unless SACBOT_EVAL_ACTIONS says otherwise: no training, no saving "
+        "(also SACBOT_EVAL_MODE=1).",
     ),
     tensorboard: Path | None = typer.Option(
         None,
