@@ -91,6 +91,7 @@ def installed(exported: Path) -> Path:
         ["sh", str(exported / f"{NAME}.sh")], capture_output=True, text=True, env=env, timeout=600
     )
     assert "installing requirements.txt" in done.stderr, done.stderr[-2000:]
+    assert "radar lock, actions mean, actor step in" in done.stderr, done.stderr[-2000:]
     assert done.returncode == 1 and f"{NAME}: error: " in done.stderr.splitlines()[-1], done.stderr[-2000:]
     python = exported / VENV / "bin" / "python"
     check = "import importlib.util as u; print([bool(u.find_spec(m)) for m in ('sacbot', 'torch', 'numpy')])"

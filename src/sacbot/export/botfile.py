@@ -6,7 +6,8 @@ This file is the bot folder's `<Name>.py`. It needs Python 3.10+ with the packag
 starts it with this folder as the working directory: by `<Name>.sh` / `<Name>.cmd` (which install the
 requirements into `venv/` first), or with no script as `python3 <Name>.py`.
 
-It plays as `sacbot play --eval` does: the same state features, deterministic actions (tanh of the mean),
+It plays as `sacbot play --eval` does: the same state features, the actions `policy.json` names (`actions`:
+tanh of the mean, deterministic, unless the export drew the target speed or every entry from the policy),
 the GRU state reset every round, one complete intent per turn. A missing or damaged `policy.json` or
 `weights.npz` ends it at start with one line on stderr and exit code 1.
 """
@@ -110,11 +111,13 @@ def main() -> int:
     except (OSError, ValueError, KeyError) as exc:
         _say(f"error: cannot read {identity} ({exc})")
         return 1
-    source = policy.description.source if policy.description is not None else {}
+    description = policy.description
+    source = description.source if description is not None else {}
+    actions = description.actions if description is not None else "mean"
     step = "compiled C" if policy.actor.native else "numpy"
     _say(
         f"policy from {source.get('checkpoint', '?')} (updates {source.get('updates', '?')}), "
-        f"radar {policy.radar_mode}, actor step in {step}"
+        f"radar {policy.radar_mode}, actions {actions}, actor step in {step}"
     )
     try:
         make_bot(policy, bot_info).start()
