@@ -163,10 +163,14 @@ class GameLoop:
             return
         run = self.run
         assert run is not None
-        if not run.in_round:
-            return
         bid = run.conn_bot.get(conn.id)
         if bid is None:
+            return
+        if not run.in_round:  # an answer to the last tick of the round that ended: the next round may start
+            if bid in run.waiting:
+                run.waiting.discard(bid)
+                if not run.waiting and self.state is ServerState.GAME_RUNNING:
+                    self._arm(run)
             return
         prev = run.intents.get(bid)
         # A later intent in the same turn only changes the fields it sets (the server's mapForMerge).
@@ -283,15 +287,19 @@ class GameLoop:
             self._to_watchers(encode_dict(obs, "TickEventForObserver"))
         run.tick_time = self.clock()
         if game.round_over:
-            self._end_round(run)
+            self._end_round(run, {b for b in game.tick_bot_ids() if b in bot_conn})
             return
         run.waiting = {b for b in game.alive_ids if b in bot_conn}
         self._arm(run)
 
-    def _end_round(self, run: Run) -> None:
+    def _end_round(self, run: Run, answering: set[int]) -> None:
+        """After a round's last tick. The next round waits for the answers to that tick (`answering`: the bots
+        it was sent to), at the latest until the turn timeout, as the server's timer waits for every bot after
+        each tick: an answer that came after the next round's tick 1 would count as the answer to it, and that
+        bot's every intent of the round would then apply one turn late."""
         game = run.game
         run.in_round = False
-        run.waiting = set()
+        run.waiting = answering
         run.intents = {}
         self.stats.rounds += 1
         self._to_bots(run, lambda b: encode(game.round_ended_for_bot(b)), list(run.bot_conn))
@@ -303,8 +311,8 @@ class GameLoop:
                 self.recorder.end_game()
             self._stop()
         else:
-            # The next round starts on the next timer fire (now, unless TPS pacing says later), so messages
-            # that queued up meanwhile are handled between rounds.
+            # The next round starts on the next timer fire: once the answers to the last tick are in (or at
+            # the turn timeout), unless TPS pacing says later.
             self._arm(run)
 
     def _abort(self, why: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -36,4 +37,11 @@ def opponent(
             description=f"sacbot's built-in opponent {cls.name}",
             game_types=["classic", "1v1", "melee", "custom"],
         )
-    run_bot(cls(seed), identity, env.server_url, env.server_secret)
+    end = run_bot(cls(seed), identity, env.server_url, env.server_secret)
+    stats = end.stats
+    print(
+        f"sacbot opponent {cls.name}: {stats.ticks} ticks, {stats.intents} intents, "
+        f"{stats.skipped_turns} skipped turns",
+        file=sys.stderr,
+        flush=True,
+    )
