@@ -407,3 +407,51 @@ def test_memory_stays_flat_over_many_games_and_rounds() -> None:
     assert core.stats.rounds - rounds_before == 60 and core.stats.games == 15
     turns = core.stats.turns - turns_before
     assert grown < 2000, f"{grown} more memory blocks after {turns} more turns"
+
+
+def test_the_next_round_waits_for_the_answers_to_the_last_tick() -> None:
+    """An answer to a round's last tick must not count for the next round's tick 1: the bot would then play
+    that whole round one turn late. The next round starts once both answered (or at the turn timeout)."""
+    w = World(seed=3)
+    ctl, bots = game_on(w, number_of_rounds=3)
+    while not all(w.rec.sent[b] and w.rec.sent[b][-1]["type"] == "RoundEndedEventForBot" for b in bots):
+        for b in bots:
+            if w.rec.sent[b] and w.rec.sent[b][-1]["type"] == "TickEventForBot":
+                w.intent(b, gunTurnRate=aim(w, b), firepower=3)
+    for b in bots:
+        w.rec.take(b)
+    w.core.on_timer()  # due at once before the fix; now the round waits for the answers
+    assert all(w.rec.sent[b] == [] for b in bots)
+    w.intent(bots[0], targetSpeed=-8)  # the answers to the last tick, reversing
+    w.core.on_timer()
+    assert all(w.rec.sent[b] == [] for b in bots)
+    w.intent(bots[1], targetSpeed=-8)
+    assert w.core.deadline is not None
+    w.clock.t = max(w.clock.t, w.core.deadline)
+    w.core.on_timer()
+    for b in bots:
+        assert [(m["type"], m.get("turnNumber")) for m in w.rec.take(b)] == [
+            ("RoundStartedEvent", None),
+            ("TickEventForBot", 1),
+        ]
+    for b in bots:
+        w.intent(b, targetSpeed=8)  # the answers to round 2's tick 1: these drive turn 2
+    for b in bots:
+        (tick,) = w.rec.take(b)
+        assert (tick["turnNumber"], tick["botState"]["speed"]) == (2, 1.0)
+    for b in bots:
+        w.intent(b)
+
+    # A bot that never answers the last tick holds the next round up to the turn timeout, no longer.
+    while not all(w.rec.sent[b] and w.rec.sent[b][-1]["type"] == "RoundEndedEventForBot" for b in bots):
+        for b in bots:
+            if w.rec.sent[b] and w.rec.sent[b][-1]["type"] == "TickEventForBot":
+                w.intent(b, gunTurnRate=aim(w, b), firepower=3)
+    w.intent(bots[0])
+    assert w.core.deadline is not None
+    w.clock.t = w.core.deadline - 0.001
+    w.core.on_timer()
+    assert w.rec.types(bots[0])[-1] == "RoundEndedEventForBot"
+    w.clock.t = w.core.deadline
+    w.core.on_timer()
+    assert w.rec.types(bots[0])[-2:] == ["RoundStartedEvent", "TickEventForBot"]
