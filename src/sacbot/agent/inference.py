@@ -31,6 +31,11 @@ ACTION_MODES: tuple[ActionMode, ...] = get_args(ActionMode)
 SPEED_ENTRY = 1  # the action entry `features.action_to_intent` maps to the target speed
 
 
+def as_action_mode(value: object) -> ActionMode | None:
+    """`value` as an ActionMode, None when it names none."""
+    return next((mode for mode in ACTION_MODES if mode == value), None)
+
+
 def drawn_entries(mode: ActionMode, action_dim: int) -> tuple[bool, np.ndarray | None]:
     """`(deterministic, drawn)` for `FastActor.step` in `mode`: drawn is the 0/1 mask of the entries drawn
     from the policy (None: every entry)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import typer
 
@@ -122,14 +122,15 @@ def eval_command(
     from rich.console import Console
     from rich.table import Table
 
-    from sacbot.agent.inference import ACTION_MODES, ActionMode
+    from sacbot.agent.inference import ACTION_MODES, as_action_mode
     from sacbot.campaign.evaluate import evaluate
 
     if checkpoint is None:
         from sacbot.runtime.startup import SHIPPED_ACTOR
 
         checkpoint = SHIPPED_ACTOR
-    if actions not in ACTION_MODES:
+    mode = as_action_mode(actions)
+    if mode is None:
         raise UserError(f"--actions: {actions!r} is not one of {', '.join(ACTION_MODES)}", 2)
     names = [n.strip() for n in opponents.split(",") if n.strip()]
     recorder = None
@@ -145,7 +146,6 @@ def eval_command(
         from sacbot.distributed.games import evaluate_ray
 
         remote = evaluate_ray
-    mode = cast(ActionMode, actions)
     results = evaluate(checkpoint, names, rounds, recorder=recorder, remote=remote, actions=mode)
     if json_output:
         rows = [

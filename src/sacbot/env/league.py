@@ -109,8 +109,7 @@ class FrozenActorBot(ClassicBot):
 
     def act(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The action and new hidden state for this tick's observation: the deterministic tanh(mu)."""
-        action, hidden = self.actor.step(obs, self.hidden, deterministic=True)
-        return action, hidden
+        return self.actor.step(obs, self.hidden, deterministic=True)
 
 
 def snapshot_label(env_steps: int) -> str:

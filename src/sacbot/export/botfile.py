@@ -111,13 +111,11 @@ def main() -> int:
     except (OSError, ValueError, KeyError) as exc:
         _say(f"error: cannot read {identity} ({exc})")
         return 1
-    description = policy.description
-    source = description.source if description is not None else {}
-    actions = description.actions if description is not None else "mean"
+    source = policy.description.source if policy.description is not None else {}
     step = "compiled C" if policy.actor.native else "numpy"
     _say(
         f"policy from {source.get('checkpoint', '?')} (updates {source.get('updates', '?')}), "
-        f"radar {policy.radar_mode}, actions {actions}, actor step in {step}"
+        f"radar {policy.radar_mode}, actions {policy.actions}, actor step in {step}"
     )
     try:
         make_bot(policy, bot_info).start()

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from sacbot.agent.features import ACTION_DIM, RadarMode, RoundMemory, action_to_intent, observe
-from sacbot.agent.inference import ACTION_MODES, ActionMode, FastActor, drawn_entries
+from sacbot.agent.inference import ACTION_MODES, ActionMode, FastActor, as_action_mode, drawn_entries
 from sacbot.agent.sizes import NetworkSizes
 from sacbot.protocol import BotIntent
 
@@ -96,7 +96,7 @@ def read_description(folder: Path) -> PolicyDescription:
     source = data.get("source", {})
     if radar not in ("spin", "lock"):
         raise ExportLoadError(f"{path}: radar_mode must be 'spin' or 'lock', got {radar!r}")
-    mode = next((m for m in ACTION_MODES if m == actions), None)
+    mode = as_action_mode(actions)
     if mode is None:
         raise ExportLoadError(f"{path}: actions must be one of {', '.join(ACTION_MODES)}, got {actions!r}")
     if not isinstance(sizes, dict) or not isinstance(digest, str) or not isinstance(source, dict):
@@ -138,7 +138,7 @@ def load_policy(folder: Path) -> ExportedPolicy:
         raise ExportLoadError(f"{folder / WEIGHTS_FILE}: array {exc} is missing") from None
     except ValueError as exc:
         raise ExportLoadError(f"{folder / WEIGHTS_FILE}: {exc}") from None
-    return ExportedPolicy(actor, description.radar_mode, description, description.actions)
+    return ExportedPolicy(actor, description.radar_mode, description)
 
 
 # --- the official API's ticks, seen as the features read wire ticks ---------------------------------------
@@ -208,11 +208,11 @@ class ExportedPolicy:
         actor: FastActor,
         radar_mode: RadarMode,
         description: PolicyDescription | None = None,
-        actions: ActionMode = "mean",
     ) -> None:
         self.actor = actor
         self.radar_mode: RadarMode = radar_mode
-        self.deterministic, self.drawn = drawn_entries(actions, ACTION_DIM)
+        self.actions: ActionMode = description.actions if description is not None else "mean"
+        self.deterministic, self.drawn = drawn_entries(self.actions, ACTION_DIM)
         self.description = description
         self.memory = RoundMemory(800.0, 600.0)
         self.hidden = actor.initial_hidden()

@@ -320,7 +320,7 @@ def export_bot(
 ) -> ExportResult:
     """Write `<out>/<name>/` from `checkpoint`; UserError (one line) on bad input, nothing written then."""
     from sacbot import __version__
-    from sacbot.agent.inference import ACTION_MODES, FastActor
+    from sacbot.agent.inference import ACTION_MODES, FastActor, as_action_mode
     from sacbot.checkpoint.archive import now_iso
     from sacbot.export import policy
     from sacbot.runtime.startup import radar_mode_for
@@ -328,7 +328,7 @@ def export_bot(
     validate_bot_name(name)
     if radar_mode not in (None, "spin", "lock"):
         raise UserError(f"invalid --radar-mode {radar_mode!r}: spin or lock", 2)
-    action_mode = next((m for m in ACTION_MODES if m == actions), None)
+    action_mode = as_action_mode(actions)
     if action_mode is None:
         raise UserError(f"invalid --actions {actions!r}: one of {', '.join(ACTION_MODES)}", 2)
     target = out / name
