@@ -109,6 +109,27 @@ def test_the_speed_mode_draws_the_speed_and_plays_the_mean_elsewhere(native: boo
     assert drawn_entries("sampled", ACTION_DIM) == (False, None)
 
 
+@pytest.mark.parametrize("native", [True, False])
+def test_the_log_std_bound_narrows_the_sample_as_torchs(native: bool) -> None:
+    torch.manual_seed(3)
+    wide, narrow = NetworkSizes(), NetworkSizes(log_std_max=-3.0)
+    actor = Actor(narrow)
+    with torch.no_grad():
+        actor.log_std.bias.fill_(1.5)  # every entry's std above the bound
+    arrays = torch_arrays(actor)
+    s = np.random.default_rng(2).uniform(-1, 1, 17).astype(np.float32)
+    h = np.zeros(128, np.float32)
+    mean, _ = FastActor(arrays, narrow, native=native).step(s, h)
+    bounded, _ = FastActor(arrays, narrow, seed=4, native=native).step(s, h, deterministic=False)
+    free, _ = FastActor(arrays, wide, seed=4, native=native).step(s, h, deterministic=False)
+    eps = np.random.default_rng(4).standard_normal(4, dtype=np.float32)
+    with torch.no_grad():
+        mu, log_std, _ = actor(torch.from_numpy(s)[None, None], torch.from_numpy(h)[None])
+        expect, _ = squashed_sample(mu[0, 0], log_std[0, 0], torch.from_numpy(eps))
+    assert float(log_std.max()) == -3.0 and np.abs(bounded - expect.numpy()).max() < 1e-5
+    assert np.abs(bounded - mean).max() < 0.15 < np.abs(free - mean).max()
+
+
 def test_memoryless_kernel_ignores_the_hidden_state() -> None:
     sizes = NetworkSizes(memoryless=True)
     arrays = torch_arrays(Actor(sizes))

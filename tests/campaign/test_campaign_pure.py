@@ -75,6 +75,7 @@ kickstart_filter = true
 n_step = 5
 angle_inputs = true
 energy_inputs = true
+log_std_max = 0.0
 eval_actions = "speed"
 """
     )
@@ -87,6 +88,7 @@ eval_actions = "speed"
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",
+        "SACBOT_LOG_STD_MAX": "0.0",
         "SACBOT_EVAL_ACTIONS": "speed",
     }
     assert parse_campaign(MINIMAL).bot.environment() == {}  # unset: the environment's own settings hold

@@ -205,7 +205,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
 ) -> None:
     """The networks' input width comes from the checkpoint: no setting needed to play what train-fast made."""
     weights = tmp_path / "weights"
-    sizes = NetworkSizes(angle_inputs=True, energy_inputs=True)
+    sizes = NetworkSizes(angle_inputs=True, energy_inputs=True, log_std_max=-1.0)
     save_best(weights, TrainerConfig(sizes=sizes, seed=3, device="cpu"))
     use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights)})
     run_battle(
@@ -214,9 +214,11 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
     log = bot_log(tmp_path / "logs")
     assert "loaded slot best" in log and "angle inputs on" in log and "energy inputs on" in log
+    assert "log std bound -1: sampled actions stay nearer the mean" in log
     meta = read_meta(weights / "latest.zip")
     assert meta is not None and meta.updates > 0
     assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
+    assert meta.network_sizes["log_std_max"] == -1.0  # the policy's std bound goes on with it too
 
 
 def sacbot_play(env: dict[str, str], *args: str) -> subprocess.Popen[str]:

@@ -30,10 +30,12 @@ from sacbot.runtime.startup import (
     actor_specs,
     choose_start,
     full_start_arrays,
+    network_sizes_for,
     shipped_kickstart,
     shipped_kickstart_filter,
     start_meta,
 )
+from sacbot.settings import load_sacbot_settings
 
 from .runtime_support import BOTS, SMALL
 
@@ -131,6 +133,18 @@ def test_the_networks_are_sized_from_the_shipped_actor_when_no_slot_exists(tmp_p
     save_checkpoint(empty / "best.zip", plain.state_arrays(), plain_meta)
     own = start_meta(None, empty, "SpinBot", shipped)  # a slot of the folder's own comes first
     assert own is not None and own.network_sizes["angle_inputs"] is False
+
+
+def test_the_policys_std_bound_is_the_settings_else_the_checkpoints(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SACBOT_LOG_STD_MAX", raising=False)
+    bounded = CheckpointMeta(network_sizes=NetworkSizes(log_std_max=-1.0).as_dict())
+    assert network_sizes_for(load_sacbot_settings(), bounded).log_std_max == -1.0
+    assert network_sizes_for(load_sacbot_settings(), None).log_std_max == NetworkSizes().log_std_max
+    monkeypatch.setenv("SACBOT_LOG_STD_MAX", "0.5")
+    assert network_sizes_for(load_sacbot_settings(), bounded).log_std_max == 0.5
+    monkeypatch.setenv("SACBOT_LOG_STD_MAX", "3")  # above the networks' own bound
+    with pytest.raises(UserError, match="SACBOT_LOG_STD_MAX"):
+        load_sacbot_settings()
 
 
 def test_a_training_start_takes_the_shipped_actors_teacher_term(

@@ -157,6 +157,9 @@ class BotSettings(_Strict):
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
+    log_std_max: float | None = Field(
+        default=None, ge=-5.0, le=2.0, allow_inf_nan=False
+    )  # the policy's std bound
     eval_actions: ActionMode | None = None  # how evals act: the mean, all entries or the speed sampled
 
     def environment(self) -> dict[str, str]:
@@ -170,6 +173,7 @@ class BotSettings(_Strict):
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),
+            "log_std_max": self.log_std_max,
             "eval_actions": self.eval_actions,
         }
         return {f"SACBOT_{k.upper()}": str(v) for k, v in values.items() if v is not None}

@@ -134,6 +134,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         actor_specs,
         choose_start,
         full_start_arrays,
+        log_std_bound_said,
         network_sizes_for,
         radar_mode_for,
         shipped_kickstart,
@@ -264,6 +265,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say("angle inputs on: the networks also read sin/cos of four angles of the state")
     if sizes.energy_inputs:
         _say("energy inputs on: the networks also read the enemy's energy as a phase")
+    if (bound := log_std_bound_said(sizes)) is not None and not eval_mode:
+        _say(bound)
     if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
         how = ", Q-filtered" if kickstart_filter else ""
         _say(f"kickstart {kickstart:g}{how} (the shipped actor's; SACBOT_KICKSTART[_FILTER] override)")

@@ -13,6 +13,7 @@ training start gets its actor weights with fresh critics, optimisers and counter
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -73,12 +74,32 @@ def input_flag_for(name: str, setting: bool | None, meta: CheckpointMeta | None)
     return meta is not None and meta.network_sizes.get(name) is True
 
 
+def log_std_max_for(setting: float | None, meta: CheckpointMeta | None) -> float:
+    """The policy's bound on log std (`NetworkSizes.log_std_max`): SACBOT_LOG_STD_MAX when set, else the one
+    the checkpoint was trained with, else the default."""
+    if setting is not None:
+        return setting
+    trained = meta.network_sizes.get("log_std_max") if meta is not None else None
+    if isinstance(trained, int | float) and not isinstance(trained, bool) and math.isfinite(trained):
+        return float(trained)
+    return NetworkSizes().log_std_max
+
+
+def log_std_bound_said(sizes: NetworkSizes) -> str | None:
+    """The start-up line of a training run whose policy has another log-std bound than the default."""
+    if sizes.log_std_max == NetworkSizes().log_std_max:
+        return None
+    return f"log std bound {sizes.log_std_max:g}: sampled actions stay nearer the mean"
+
+
 def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> NetworkSizes:
     """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
-    inputs SACBOT_ANGLE_INPUTS and SACBOT_ENERGY_INPUTS ask for, else those the checkpoint was built with."""
+    inputs SACBOT_ANGLE_INPUTS and SACBOT_ENERGY_INPUTS ask for, else those the checkpoint was built with, and
+    the log-std bound of SACBOT_LOG_STD_MAX, else the checkpoint's."""
     return NetworkSizes(
         angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
         energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
+        log_std_max=log_std_max_for(settings.log_std_max, meta),
     )
 
 
