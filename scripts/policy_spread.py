@@ -4,9 +4,9 @@ policy's spread").
     python scripts/policy_spread.py CHECKPOINT REPLAY [--states 20000]
 
 REPLAY is a `replay.npz` (a weights folder's or a train-fast run's kept replay), which stores each step's
-state and the actor's hidden state before it, so one actor step per stored step gives the policy the bot had there.
-Prints, per entry (turn, target speed, gun turn, fire): the median std before tanh, the share of states where
-it is above 1, the median |tanh(mu)| (the mean action's size) and the share of states where the mean is
+state and the actor's hidden state before it, so one actor step per stored step gives the policy the bot had
+there. Prints, per entry (turn, target speed, gun turn, fire): the median std before tanh, the share of states
+where it is above 1, the median |tanh(mu)| (the mean action's size) and the share of states where the mean is
 saturated (|tanh(mu)| > 0.95).
 """
 
