@@ -157,9 +157,8 @@ class BotSettings(_Strict):
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
-    log_std_max: float | None = Field(
-        default=None, ge=-5.0, le=2.0, allow_inf_nan=False
-    )  # the policy's std bound
+    # the policy's bound on log std before tanh (unset: the checkpoint's, else 2.0)
+    log_std_max: float | None = Field(default=None, ge=-5.0, le=2.0, allow_inf_nan=False)
     eval_actions: ActionMode | None = None  # how evals act: the mean, all entries or the speed sampled
 
     def environment(self) -> dict[str, str]:
