@@ -116,6 +116,7 @@ eval_actions = "speed"
         ({**MINIMAL, "bot": {"kickstart": float("inf")}}, "bot.kickstart"),
         ({**MINIMAL, "bot": {"n_step": 17}}, "bot.n_step"),
         ({**MINIMAL, "bot": {"kickstart_anneal": -5}}, "bot.kickstart_anneal"),
+        ({**MINIMAL, "bot": {"log_std_max": 2.5}}, "bot.log_std_max"),
         ({**MINIMAL, "bot": {"kickstart": 5.0}, "game": {"setup": {"arena_width": 1000}}}, "bot.kickstart"),
         ({k: v for k, v in MINIMAL.items() if k != "name"}, "name"),
     ],
