@@ -56,8 +56,8 @@ class _Transport:
     def __init__(self) -> None:
         self.pending: collections.deque[tuple[int, str]] = collections.deque()
 
-    def send(self, conn_id: int, text: str) -> None:
-        self.pending.append((conn_id, text))
+    def send(self, conn_id: int, data: bytes) -> None:
+        self.pending.append((conn_id, data.decode()))
 
     def close(self, conn_id: int, code: int, reason: str) -> None:
         raise AssertionError(f"the arena closed client {conn_id}: {code} {reason}")

@@ -23,8 +23,8 @@ class Rec:
         self.sent: dict[int, list[dict[str, Any]]] = defaultdict(list)
         self.closed: dict[int, tuple[int, str]] = {}
 
-    def send(self, cid: int, text: str) -> None:
-        self.sent[cid].append(validate(text))
+    def send(self, cid: int, data: bytes) -> None:
+        self.sent[cid].append(validate(data.decode()))
 
     def close(self, cid: int, code: int, reason: str) -> None:
         self.closed[cid] = (code, reason)
@@ -337,8 +337,8 @@ class Null:
     def __init__(self) -> None:
         self.tick_for: set[int] = set()
 
-    def send(self, cid: int, text: str) -> None:
-        if text.startswith('{"type":"TickEventForBot"'):
+    def send(self, cid: int, data: bytes) -> None:
+        if data.startswith(b'{"type":"TickEventForBot"'):
             self.tick_for.add(cid)
 
     def close(self, cid: int, code: int, reason: str) -> None:

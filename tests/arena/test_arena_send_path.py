@@ -1,6 +1,6 @@
 """The per-message send paths over websockets' sans-I/O protocols, on a recording transport (no sockets):
-`ArenaServer.send` (framed by `ServerProtocol.send_text`, written at once, dropped once a close is under
-way), `WsStream.flush` and `ClientStream.send_text`."""
+`ArenaServer.send` (a message's UTF-8 bytes, framed by `ServerProtocol.send_text`, written at once, dropped
+once a close is under way), `WsStream.flush` and `ClientStream.send_text`."""
 
 from __future__ import annotations
 
@@ -95,9 +95,9 @@ def test_server_send_frames_each_text_and_drops_it_once_closing() -> None:
 async def _server_send_frames_each_text_and_drops_it_once_closing() -> None:
     tap: list[tuple[int, str]] = []
     server, conn, client, transport = await _open_arena_connection(tap)
-    server.send(7, '{"type":"A"}')
-    server.send(7, '{"type":"B"}')
-    server.send(99, '{"type":"nobody"}')  # an unknown connection: nothing happens
+    server.send(7, b'{"type":"A"}')
+    server.send(7, b'{"type":"B"}')
+    server.send(99, b'{"type":"nobody"}')  # an unknown connection: nothing happens
     assert len(transport.chunks) == 2  # one write per message
     frames = _frames(client, transport.chunks)
     assert [(f.opcode, f.data) for f in frames] == [
@@ -110,25 +110,24 @@ async def _server_send_frames_each_text_and_drops_it_once_closing() -> None:
     conn.close(1000, "bye")
     assert conn.protocol.state is State.CLOSING
     closing = list(transport.chunks)
-    server.send(7, '{"type":"C"}')
+    server.send(7, b'{"type":"C"}')
     assert transport.chunks == closing
     assert tap[-1] == (7, '{"type":"B"}')
     if conn._timer is not None:
         conn._timer.cancel()
 
 
-def test_server_send_shares_one_encoding_between_connections() -> None:
-    asyncio.run(_server_send_shares_one_encoding_between_connections())
+def test_server_send_writes_the_same_bytes_for_every_connection() -> None:
+    asyncio.run(_server_send_writes_the_same_bytes_for_every_connection())
 
 
-async def _server_send_shares_one_encoding_between_connections() -> None:
+async def _server_send_writes_the_same_bytes_for_every_connection() -> None:
+    # The core encodes an observer message once and hands every observer the same bytes: framed as they are.
     server, conn, client, transport = await _open_arena_connection()
-    text = '{"type":"TickEventForObserver","x":"' + "y" * 300 + '"}'
-    server.send(7, text)
-    payload = server._last_payload
-    server.send(7, text)
-    assert server._last_payload is payload
-    assert [f.data for f in _frames(client, transport.chunks)] == [text.encode()] * 2
+    data = ('{"type":"TickEventForObserver","x":"' + "y" * 300 + '"}').encode()
+    server.send(7, data)
+    server.send(7, data)
+    assert [f.data for f in _frames(client, transport.chunks)] == [data] * 2
     if conn._timer is not None:
         conn._timer.cancel()
 

@@ -6,6 +6,7 @@ import json
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,6 +22,9 @@ from sacbot.protocol import (
     TickEventForBot,
     decode,
     encode,
+    encode_bytes,
+    encode_dict,
+    encode_dict_bytes,
     to_dict,
 )
 
@@ -188,6 +192,22 @@ def test_non_finite_numbers_in_an_intent_are_rejected(token: str) -> None:
         encode(BotIntent(target_speed=math.nan))
     with pytest.raises(ProtocolError):
         encode(BotIntent(firepower=math.inf))
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, np.float64(math.nan), np.float32(math.inf)])
+def test_encode_dict_refuses_non_finite_numbers_anywhere(bad: float) -> None:
+    for d in ({"x": bad}, {"a": {"b": [1.0, bad]}}, {"t": (0.0, bad)}, {"s": "null", "x": bad}):
+        with pytest.raises(ProtocolError):
+            encode_dict_bytes(d, "TickEventForBot")
+
+
+def test_encode_dict_writes_null_and_finite_numpy_scalars_as_they_are() -> None:
+    # A null or the text "null" only sends the check through the values; the output is the plain JSON.
+    d = {"a": None, "s": "null", "x": 1.5, "n": np.float32(0.25), "l": [None, 2]}
+    assert encode_dict_bytes(d) == b'{"a":null,"s":"null","x":1.5,"n":0.25,"l":[null,2]}'
+    assert encode_dict(d) == encode_dict_bytes(d).decode()
+    intent = BotIntent(turn_rate=5.0, firepower=1.0, rescan=True)
+    assert encode_bytes(intent) == encode(intent).encode()
 
 
 def test_schema_validation_of_our_output_can_fail() -> None:

@@ -4,10 +4,10 @@ mixin, the game run (ready, turns, pacing, round and game end) the `core_game` m
 types, constants and protocols are in `core_types`.
 
 Sans-I/O: the shell (`server.py`) feeds it `connect` / `receive` / `disconnect` / `on_timer` and gives it a
-`Transport` (send text, close with a code) and a clock. After every call the shell re-arms one timer at
-`core.deadline`. A turn runs inside the `receive` call of the last missing intent, so at TPS -1 nothing ever
-sleeps or polls; the timer only serves the turn timeout, the ready timeout, TPS pacing and the gap between
-rounds.
+`Transport` (send a message as the UTF-8 bytes of its JSON, close with a code) and a clock. After every call
+the shell re-arms one timer at `core.deadline`. A turn runs inside the `receive` call of the last missing
+intent, so at TPS -1 nothing ever sleeps or polls; the timer only serves the turn timeout, the ready timeout,
+TPS pacing and the gap between rounds.
 
 Behaviour follows the Tank Royale 1.1.0 server (REFERENCE.md sections 1-5, 9) with the deliberate differences
 listed in docs/arena.md.
@@ -59,7 +59,7 @@ from sacbot.protocol import (
     ObserverHandshake,
     ServerHandshake,
     decode,
-    encode,
+    encode_bytes,
 )
 
 __all__ = ["ArenaConfig", "ArenaCore"]
@@ -111,7 +111,7 @@ class ArenaCore(ControlCommands):
             game_setup=self.last_setup,
             features={"debugMode": False, "breakpointMode": False},
         )
-        self.transport.send(cid, encode(hs))
+        self.transport.send(cid, encode_bytes(hs))
         return cid
 
     def disconnect(self, cid: int) -> None:
@@ -231,7 +231,7 @@ class ArenaCore(ControlCommands):
             return
         conn.role = "controller" if isinstance(hs, ControllerHandshake) else "observer"
         self._observers.append(conn.id)
-        self.transport.send(conn.id, encode(self._bot_list()))
+        self.transport.send(conn.id, encode_bytes(self._bot_list()))
 
     def _bot_list(self) -> BotListUpdate:
         infos = []
@@ -242,7 +242,7 @@ class ArenaCore(ControlCommands):
 
     def _broadcast_bot_list(self) -> None:
         if self._observers:
-            self._to_observers(encode(self._bot_list()))
+            self._to_observers(encode_bytes(self._bot_list()))
 
     # ---- bots in a game (the rest is in core_game) ---------------------------------------------------------
 

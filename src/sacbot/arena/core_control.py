@@ -28,7 +28,7 @@ from sacbot.protocol import (
     StartGame,
     StopGame,
     TpsChangedEvent,
-    encode,
+    encode_bytes,
 )
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class ControlCommands(GameLoop):
         self.run = run
         self.state = ServerState.WAIT_FOR_READY_PARTICIPANTS
         for bid, c in members:
-            self.transport.send(c.id, encode(game.game_started_for_bot(bid)))
+            self.transport.send(c.id, encode_bytes(game.game_started_for_bot(bid)))
         self.deadline = self.clock() + setup.ready_timeout / 1e6
 
     def _setup_problem(self, s: GameSetup | None) -> str | None:
@@ -104,14 +104,14 @@ class ControlCommands(GameLoop):
         if self.state is ServerState.GAME_RUNNING:
             self.state = ServerState.GAME_PAUSED
             self.deadline = None
-            self._to_observers(encode(GamePausedEventForObserver(pause_cause="pause")))
+            self._to_observers(encode_bytes(GamePausedEventForObserver(pause_cause="pause")))
 
     def _on_resume(self, msg: ResumeGame) -> None:
         if self.state is ServerState.GAME_PAUSED:
             run = self.run
             assert run is not None
             self.state = ServerState.GAME_RUNNING
-            self._to_observers(encode(GameResumedEventForObserver()))
+            self._to_observers(encode_bytes(GameResumedEventForObserver()))
             run.tick_time = self.clock()  # waiting bots get a fresh turn timeout
             self._schedule(run)
 
@@ -126,7 +126,7 @@ class ControlCommands(GameLoop):
         if tps is None or not -1 <= tps <= 999:
             return
         self.tps = tps
-        self._to_observers(encode(TpsChangedEvent(tps=tps)))
+        self._to_observers(encode_bytes(TpsChangedEvent(tps=tps)))
         if self.state is ServerState.GAME_RUNNING:
             run = self.run
             assert run is not None

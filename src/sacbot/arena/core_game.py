@@ -33,8 +33,8 @@ from sacbot.protocol import (
     GameStartedEventForObserver,
     RoundStartedEvent,
     SkippedTurnEvent,
-    encode,
-    encode_dict,
+    encode_bytes,
+    encode_dict_bytes,
 )
 from sacbot.protocol import Participant as WireParticipant
 
@@ -75,23 +75,23 @@ class GameLoop:
 
     # ---- sending ------------------------------------------------------------------------------------------
 
-    def _to_observers(self, text: str) -> None:
+    def _to_observers(self, data: bytes) -> None:
         send = self.transport.send
         for cid in self._observers:
-            send(cid, text)
+            send(cid, data)
 
-    def _to_watchers(self, text: str) -> None:
+    def _to_watchers(self, data: bytes) -> None:
         """A game event for the observers and, when one is kept, the recording (the same text)."""
-        self._to_observers(text)
+        self._to_observers(data)
         if self.recorder is not None:
-            self.recorder.record(text)
+            self.recorder.record(data.decode())
 
-    def _to_bots(self, run: Run, text_for: Callable[[int], str], ids: Iterable[int]) -> None:
+    def _to_bots(self, run: Run, data_for: Callable[[int], bytes], ids: Iterable[int]) -> None:
         send = self.transport.send
         for bid in ids:
             cid = run.bot_conn.get(bid)
             if cid is not None:
-                send(cid, text_for(bid))
+                send(cid, data_for(bid))
 
     def _new_game(self, setup: GameSetup, members: list[tuple[int, Conn]]) -> Game:
         parts = []
@@ -154,7 +154,7 @@ class GameLoop:
             parts.append(WireParticipant(id=bid, **identity_fields(h)))
         if self.recorder is not None:
             self.recorder.start_game()
-        self._to_watchers(encode(GameStartedEventForObserver(game_setup=run.setup, participants=parts)))
+        self._to_watchers(encode_bytes(GameStartedEventForObserver(game_setup=run.setup, participants=parts)))
         self._next_turn()
 
     def _take_intent(self, conn: Conn, intent: BotIntent) -> None:
@@ -249,14 +249,14 @@ class GameLoop:
             game.start_round()
             run.in_round = True
             run.intents = {}
-            text = encode(RoundStartedEvent(round_number=game.round_number))
-            self._to_bots(run, lambda _b: text, run.bot_conn)
-            self._to_watchers(text)
+            started = encode_bytes(RoundStartedEvent(round_number=game.round_number))
+            self._to_bots(run, lambda _b: started, run.bot_conn)
+            self._to_watchers(started)
             game.turn({})
         else:
             if run.waiting:
                 # Late bots: their last intent repeats; they hear about it before the next tick.
-                skipped = encode(SkippedTurnEvent(turn_number=game.turn_number))
+                skipped = encode_bytes(SkippedTurnEvent(turn_number=game.turn_number))
                 self._to_bots(run, lambda _b: skipped, run.waiting)
             intents = run.intents
             run.intents = {}
@@ -273,9 +273,10 @@ class GameLoop:
                 tick = game.tick_for_bot_dict(bid)
                 if debugging and bid in debugging:
                     tick["botState"]["isDebuggingEnabled"] = True
-                send(cid, encode_dict(tick, "TickEventForBot"))
+                send(cid, encode_dict_bytes(tick, "TickEventForBot"))
                 conn = conns[cid]
-                conn.tokens = min(BUCKET_CAP, conn.tokens + TOKENS_PER_TICK)
+                tokens = conn.tokens + TOKENS_PER_TICK
+                conn.tokens = tokens if tokens < BUCKET_CAP else BUCKET_CAP
         if self._observers or self.recorder is not None:
             obs = game.tick_for_observer_dict()
             for state in obs["botStates"]:
@@ -284,12 +285,12 @@ class GameLoop:
                     state["isDebuggingEnabled"] = True
                 elif "debugGraphics" in state:
                     del state["debugGraphics"]
-            self._to_watchers(encode_dict(obs, "TickEventForObserver"))
+            self._to_watchers(encode_dict_bytes(obs, "TickEventForObserver"))
         run.tick_time = self.clock()
         if game.round_over:
-            self._end_round(run, {b for b in game.tick_bot_ids() if b in bot_conn})
+            self._end_round(run, bot_conn.keys() & game.tick_bot_ids())
             return
-        run.waiting = {b for b in game.alive_ids if b in bot_conn}
+        run.waiting = bot_conn.keys() & game.alive_ids  # the connected ones
         self._arm(run)
 
     def _end_round(self, run: Run, answering: set[int]) -> None:
@@ -302,11 +303,11 @@ class GameLoop:
         run.waiting = answering
         run.intents = {}
         self.stats.rounds += 1
-        self._to_bots(run, lambda b: encode(game.round_ended_for_bot(b)), list(run.bot_conn))
-        self._to_watchers(encode(game.round_ended_for_observer()))
+        self._to_bots(run, lambda b: encode_bytes(game.round_ended_for_bot(b)), list(run.bot_conn))
+        self._to_watchers(encode_bytes(game.round_ended_for_observer()))
         if game.game_over:
-            self._to_bots(run, lambda b: encode(game.game_ended_for_bot(b)), list(run.bot_conn))
-            self._to_watchers(encode(game.game_ended_for_observer()))
+            self._to_bots(run, lambda b: encode_bytes(game.game_ended_for_bot(b)), list(run.bot_conn))
+            self._to_watchers(encode_bytes(game.game_ended_for_observer()))
             if self.recorder is not None:
                 self.recorder.end_game()
             self._stop()
@@ -323,12 +324,12 @@ class GameLoop:
         log.info("game aborted: %s", why)
         started = self.state is not ServerState.WAIT_FOR_READY_PARTICIPANTS
         self._stop()
-        text = encode(GameAbortedEvent())
+        aborted = encode_bytes(GameAbortedEvent())
         # The real server tells only observers; bots get it too so they can reset (the bot APIs handle it).
-        self._to_bots(run, lambda _b: text, list(run.bot_conn))
-        self._to_observers(text)
+        self._to_bots(run, lambda _b: aborted, list(run.bot_conn))
+        self._to_observers(aborted)
         if self.recorder is not None and started:
-            self.recorder.record(text)
+            self.recorder.record(aborted.decode())
             self.recorder.end_game()
 
     def _stop(self) -> None:

@@ -56,7 +56,8 @@ IN_GAME = frozenset({ServerState.WAIT_FOR_READY_PARTICIPANTS, *PLAYING})
 
 
 class Transport(Protocol):
-    def send(self, conn_id: int, text: str) -> None: ...
+    def send(self, conn_id: int, data: bytes) -> None:
+        """One message to one client: its JSON text as UTF-8, as `sacbot.protocol.encode_bytes` gives it."""
 
     def close(self, conn_id: int, code: int, reason: str) -> None: ...
 

@@ -56,7 +56,7 @@ class ArenaServer:
         self.config = config or ArenaConfig()
         self.host = host
         self.port = port
-        self._tap = tap  # sees every text the server sends (tests validate them against the schemas)
+        self._tap = tap  # sees every message the server sends, as text (tests validate them by schema)
         self._recorder = recorder
         self._http = http_handler
         self._conns: dict[int, ArenaConnection] = {}  # open WebSocket clients, by core id
@@ -66,8 +66,6 @@ class ArenaServer:
         self._timer_at: float | None = None
         self._keepalive: asyncio.TimerHandle | None = None
         self._server: asyncio.Server | None = None
-        self._last_text: str | None = None
-        self._last_payload = b""
         self.core: ArenaCore | None = None
 
     @property
@@ -120,25 +118,25 @@ class ArenaServer:
 
     # ---- Transport, called by the core --------------------------------------------------------------
 
-    def send(self, conn_id: int, text: str) -> None:
+    def send(self, conn_id: int, data: bytes) -> None:
         # The hot path (every tick of every client): one dict lookup, the protocol's own framing, one write.
+        # Observers all get the very same bytes (the core encodes a message once for all of them).
         conn = self._conns.get(conn_id)
         if conn is None:
             return
+        protocol = conn.protocol
         if self._tap is not None:
-            if conn.protocol.state is not State.OPEN:
+            if protocol.state is not State.OPEN:
                 return
-            self._tap(conn_id, text)
-        if text is not self._last_text:  # observers all get the same text: encode it once
-            self._last_text, self._last_payload = text, text.encode()
+            self._tap(conn_id, data.decode())
         try:
-            conn.protocol.send_text(self._last_payload)
-        except InvalidState:  # not open (a close is under way): the text is dropped
+            protocol.send_text(data)
+        except InvalidState:  # not open (a close is under way): the message is dropped
             return
         transport = conn.transport
         try:
-            for data in conn.protocol.data_to_send():
-                transport.write(data)
+            for chunk in protocol.data_to_send():
+                transport.write(chunk)
         except Exception:  # the socket just died; connection_lost will tell the core
             return
         if transport.get_write_buffer_size() > MAX_BACKLOG and self._loop is not None:

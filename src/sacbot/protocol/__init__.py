@@ -8,7 +8,15 @@ build objects directly at full speed; `decode` checks foreign input field by fie
 
 from sacbot.protocol import models
 from sacbot.protocol._convert import ProtocolError
-from sacbot.protocol.codec import decode, encode, encode_dict, from_dict, to_dict
+from sacbot.protocol.codec import (
+    decode,
+    encode,
+    encode_bytes,
+    encode_dict,
+    encode_dict_bytes,
+    from_dict,
+    to_dict,
+)
 from sacbot.protocol.models import *  # noqa: F403
 
 __all__ = [
@@ -16,7 +24,9 @@ __all__ = [
     "ProtocolError",
     "decode",
     "encode",
+    "encode_bytes",
     "encode_dict",
+    "encode_dict_bytes",
     "from_dict",
     "to_dict",
 ]

@@ -34,13 +34,21 @@ def _fallback(value: Any) -> Any:
 
 
 def _non_finite(value: Any) -> bool:
-    if value.__class__ is float:
-        return not math.isfinite(value)
-    if value.__class__ is dict:
+    """Whether a NaN or an infinity hides anywhere in a JSON-ready value (also as a numpy scalar)."""
+    cls = value.__class__
+    if cls is dict:
         return any(_non_finite(v) for v in value.values())
-    if value.__class__ is list:
+    if cls is list or cls is tuple:
         return any(_non_finite(v) for v in value)
-    return False
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if cls is str or cls is int or cls is bool or value is None:
+        return False
+    item = getattr(value, "item", None)  # numpy scalars, as `_fallback` writes them
+    if item is None:
+        return False
+    number = item()
+    return isinstance(number, float) and not math.isfinite(number)
 
 
 def from_dict(d: Any) -> Message:
@@ -77,20 +85,31 @@ def to_dict(obj: Any) -> dict[str, Any]:
 
 def encode(msg: Any) -> str:
     """A protocol object -> compact JSON text. NaN or infinity anywhere raises ProtocolError."""
+    return encode_bytes(msg).decode()
+
+
+def encode_bytes(msg: Any) -> bytes:
+    """`encode` as the UTF-8 bytes that go on the wire (what the arena hands its transport)."""
     enc = _ENCODERS.get(msg.__class__)
     if enc is None:
         raise TypeError(f"not a protocol object: {type(msg).__name__}")
-    return encode_dict(enc(msg), getattr(msg, "type", None))
+    return encode_dict_bytes(enc(msg), getattr(msg, "type", None))
 
 
 def encode_dict(d: dict[str, Any], msg_type: str | None = None) -> str:
     """A JSON-ready dict (as `to_dict` gives, e.g. the engine's direct tick dicts) -> compact JSON text, with
     the same checks as `encode`: NaN or infinity anywhere raises ProtocolError."""
+    return encode_dict_bytes(d, msg_type).decode()
+
+
+def encode_dict_bytes(d: dict[str, Any], msg_type: str | None = None) -> bytes:
+    """`encode_dict` as UTF-8 bytes (the arena's ticks go to the wire without a str in between)."""
     try:
-        raw = to_json(d, fallback=_fallback)
+        # A NaN or infinity is written as null, so one scan for "null" finds it: the messages leave their
+        # nulls out, so that scan is nearly always a miss, and a hit only costs the walk over the values.
+        raw = to_json(d, fallback=_fallback, inf_nan_mode="null")
     except (PydanticSerializationError, TypeError) as exc:
         raise ProtocolError(f"cannot encode: {exc}", msg_type=msg_type) from None
-    # to_json writes NaN/Infinity as bare constants; the wire (and the schemas) forbid them.
-    if (b"NaN" in raw or b"Infinity" in raw) and _non_finite(d):
+    if b"null" in raw and _non_finite(d):
         raise ProtocolError("cannot encode NaN or infinity", msg_type=msg_type)
-    return raw.decode()
+    return raw
