@@ -69,7 +69,7 @@ def test_only_armed_games_of_selected_kinds_are_recorded_and_keep_last_prunes(tm
     def game(kind: str, label: str) -> None:
         recorder.arm(kind, label)
         recorder.start_game()
-        recorder.record(TICK)
+        recorder.record(TICK.encode())
         recorder.end_game()
         recorder.settle()
 
@@ -78,7 +78,7 @@ def test_only_armed_games_of_selected_kinds_are_recorded_and_keep_last_prunes(tm
     for chunk in (1, 2, 3):
         game("eval", f"eval-{chunk:05d}-SpinBot")
     recorder.start_game()  # a game nobody armed for (settle disarmed the last one): not recorded
-    recorder.record(TICK)
+    recorder.record(TICK.encode())
     recorder.end_game()
     recorder.close()
     names = [p.name for p in recordings_in(folder)]

@@ -8,7 +8,7 @@ from collections import Counter
 from sacbot.engine import Game, Participant, game_setup_for
 from sacbot.engine.scripted import POLICIES
 from sacbot.engine.state import Intent
-from sacbot.protocol import encode, encode_dict
+from sacbot.protocol import encode, encode_dict_bytes
 
 
 def _colored(intent: Intent, bot_id: int) -> Intent:
@@ -29,9 +29,9 @@ def _play_and_compare(game: Game, policies: list[str]) -> Counter[str]:
         while True:
             for bot_id in game.tick_bot_ids():
                 slow = encode(game.tick_for_bot(bot_id))
-                assert encode_dict(game.tick_for_bot_dict(bot_id), "TickEventForBot") == slow
+                assert encode_dict_bytes(game.tick_for_bot_dict(bot_id), "TickEventForBot").decode() == slow
             slow = encode(game.tick_for_observer())
-            assert encode_dict(game.tick_for_observer_dict(), "TickEventForObserver") == slow
+            assert encode_dict_bytes(game.tick_for_observer_dict(), "TickEventForObserver").decode() == slow
             seen.update(type(e).__name__ for e in game.tick_for_observer().events)
             for bot_id in game.tick_bot_ids():
                 seen.update(type(e).__name__ for e in game.tick_for_bot(bot_id).events)

@@ -23,7 +23,6 @@ from sacbot.protocol import (
     decode,
     encode,
     encode_bytes,
-    encode_dict,
     encode_dict_bytes,
     to_dict,
 )
@@ -205,7 +204,6 @@ def test_encode_dict_writes_null_and_finite_numpy_scalars_as_they_are() -> None:
     # A null or the text "null" only sends the check through the values; the output is the plain JSON.
     d = {"a": None, "s": "null", "x": 1.5, "n": np.float32(0.25), "l": [None, 2]}
     assert encode_dict_bytes(d) == b'{"a":null,"s":"null","x":1.5,"n":0.25,"l":[null,2]}'
-    assert encode_dict(d) == encode_dict_bytes(d).decode()
     intent = BotIntent(turn_rate=5.0, firepower=1.0, rescan=True)
     assert encode_bytes(intent) == encode(intent).encode()
 

@@ -81,10 +81,10 @@ class GameLoop:
             send(cid, data)
 
     def _to_watchers(self, data: bytes) -> None:
-        """A game event for the observers and, when one is kept, the recording (the same text)."""
+        """A game event for the observers and, when one is kept, the recording (the same bytes)."""
         self._to_observers(data)
         if self.recorder is not None:
-            self.recorder.record(data.decode())
+            self.recorder.record(data)
 
     def _to_bots(self, run: Run, data_for: Callable[[int], bytes], ids: Iterable[int]) -> None:
         send = self.transport.send
@@ -329,7 +329,7 @@ class GameLoop:
         self._to_bots(run, lambda _b: aborted, list(run.bot_conn))
         self._to_observers(aborted)
         if self.recorder is not None and started:
-            self.recorder.record(aborted.decode())
+            self.recorder.record(aborted)
             self.recorder.end_game()
 
     def _stop(self) -> None:

@@ -64,12 +64,12 @@ class Transport(Protocol):
 
 class GameRecorder(Protocol):
     """Takes the observer messages of every game that a recording keeps (GameStarted, RoundStarted, ticks,
-    RoundEnded, GameEnded or GameAborted), as the very text sent to observers. Called on the turn's path:
-    an implementation only queues the text (e.g. `sacbot.viewer.recording.RecordingWriter`)."""
+    RoundEnded, GameEnded or GameAborted), as the very bytes sent to observers (their UTF-8 JSON). Called on
+    the turn's path: an implementation only queues them (e.g. `sacbot.viewer.recording.RecordingWriter`)."""
 
     def start_game(self) -> None: ...
 
-    def record(self, text: str) -> None: ...
+    def record(self, data: bytes) -> None: ...
 
     def end_game(self) -> None: ...
 

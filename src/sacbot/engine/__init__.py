@@ -94,8 +94,8 @@ Reading state
 - `game.tick_for_observer() -> TickEventForObserver`: a BotStateWithId for every bot alive at the start of
   the turn (id, session_id, name, version, std_out/std_err/debug_graphics), every bullet, all events.
 - `game.tick_for_bot_dict(bot_id)` / `game.tick_for_observer_dict()`: the same ticks as wire dicts (exactly
-  `sacbot.protocol.to_dict` of the objects), built straight from the state for `encode_dict`: the arena's
-  per-turn path.
+  `sacbot.protocol.to_dict` of the objects), built straight from the state for `encode_dict_bytes`: the
+  arena's per-turn path.
 - Events per recipient, as the server sends them: ScannedBotEvent (scanner), BulletFiredEvent (shooter),
   BulletHitBotEvent (shooter and victim), BulletHitBulletEvent (each bullet's owner), BulletHitWallEvent
   (owner), BotHitWallEvent (that bot), BotHitBotEvent (both bots), BotDeathEvent (every bot alive at the

@@ -96,14 +96,10 @@ def encode_bytes(msg: Any) -> bytes:
     return encode_dict_bytes(enc(msg), getattr(msg, "type", None))
 
 
-def encode_dict(d: dict[str, Any], msg_type: str | None = None) -> str:
-    """A JSON-ready dict (as `to_dict` gives, e.g. the engine's direct tick dicts) -> compact JSON text, with
-    the same checks as `encode`: NaN or infinity anywhere raises ProtocolError."""
-    return encode_dict_bytes(d, msg_type).decode()
-
-
 def encode_dict_bytes(d: dict[str, Any], msg_type: str | None = None) -> bytes:
-    """`encode_dict` as UTF-8 bytes (the arena's ticks go to the wire without a str in between)."""
+    """A JSON-ready dict (as `to_dict` gives, e.g. the engine's direct tick dicts) -> the UTF-8 bytes of its
+    compact JSON, with the same checks as `encode`: NaN or infinity anywhere raises ProtocolError. The arena's
+    ticks go to the wire this way, without a str in between."""
     try:
         # A NaN or infinity is written as null, so one scan for "null" finds it: the messages leave their
         # nulls out, so that scan is nearly always a miss, and a hit only costs the walk over the values.

@@ -3,10 +3,10 @@ newline-delimited JSON, one observer message per line exactly as the server sent
 (GameStartedEventForObserver, RoundStartedEvent, TickEventForObserver, RoundEndedEventForObserver, then
 GameEndedEventForObserver or GameAbortedEvent). No handshake and no bot-list lines.
 
-`RecordingWriter` is the arena's `GameRecorder`: the arena hands it the text it already encoded for observers,
-and a writer thread compresses and writes it, so the turn loop only appends to a queue. The file is written
-under its final name and the gzip stream is flushed with Z_SYNC_FLUSH at every round end and at least every
-`flush_s` seconds, so a crash leaves a file that reads back up to its last flush
+`RecordingWriter` is the arena's `GameRecorder`: the arena hands it the bytes it already encoded for
+observers, and a writer thread compresses and writes them, so the turn loop only appends to a queue. The
+file is written under its final name and the gzip stream is flushed with Z_SYNC_FLUSH at every round end and
+at least every `flush_s` seconds, so a crash leaves a file that reads back up to its last flush
 (`sacbot.viewer.reader.read_recording` tolerates the missing gzip trailer and a cut last line).
 
 Commands that play games for the user record some of them: `SelectedGames` is the arena's recorder that writes
@@ -58,7 +58,7 @@ class _Start:
     label: str | None
 
 
-_ROUND_ENDED = '{"type":"RoundEndedEventForObserver"'
+_ROUND_ENDED = b'{"type":"RoundEndedEventForObserver"'
 
 
 def recording_name(when: dt.datetime) -> str:
@@ -133,9 +133,9 @@ class RecordingWriter:
         self._queue.append(_Start(label))
         self._wake.set()  # the file exists as the game starts
 
-    def record(self, text: str) -> None:
-        self._queue.append(text)
-        if text.startswith(_ROUND_ENDED):
+    def record(self, data: bytes) -> None:
+        self._queue.append(data)
+        if data.startswith(_ROUND_ENDED):
             self._wake.set()  # a round's end is flushed at once
 
     def end_game(self) -> None:
@@ -176,11 +176,11 @@ class RecordingWriter:
         queue = self._queue
         while True:
             closing = self._closing
-            lines: list[str] = []
+            lines: list[bytes] = []
             flush = False
             while queue:
                 item = queue.popleft()
-                if isinstance(item, str):
+                if isinstance(item, bytes):
                     lines.append(item)
                     if item.startswith(_ROUND_ENDED):
                         flush = True
@@ -220,11 +220,11 @@ class RecordingWriter:
         self.stats.files.append(path)
         log.info("recording the game into %s", path)
 
-    def _write(self, lines: list[str]) -> None:
+    def _write(self, lines: list[bytes]) -> None:
         gz = self._gz
         if not lines or gz is None:
             return
-        data = ("\n".join(lines) + "\n").encode()
+        data = b"\n".join(lines) + b"\n"
         try:
             gz.write(data)
         except OSError as exc:
@@ -314,9 +314,9 @@ class SelectedGames:
         if self._on:
             self.writer.start_game(self._label)
 
-    def record(self, text: str) -> None:
+    def record(self, data: bytes) -> None:
         if self._on:
-            self.writer.record(text)
+            self.writer.record(data)
 
     def end_game(self) -> None:
         if self._on:
