@@ -76,6 +76,7 @@ n_step = 5
 angle_inputs = true
 energy_inputs = true
 log_std_max = 0.0
+target_entropy = -8.0
 eval_actions = "speed"
 """
     )
@@ -89,6 +90,7 @@ eval_actions = "speed"
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",
         "SACBOT_LOG_STD_MAX": "0.0",
+        "SACBOT_TARGET_ENTROPY": "-8.0",
         "SACBOT_EVAL_ACTIONS": "speed",
     }
     assert parse_campaign(MINIMAL).bot.environment() == {}  # unset: the environment's own settings hold

@@ -98,3 +98,20 @@ def test_train_fast_keeps_its_whole_replay_unless_the_setting_says_otherwise(
     assert _replay_keep() == TrainerConfig().replay_capacity  # a resume goes on with all the data it had
     monkeypatch.setenv("SACBOT_REPLAY_KEEP", "300")
     assert _replay_keep() == 300
+
+
+@pytest.mark.parametrize(("target", "rises"), [(10.0, True), (-40.0, False)])
+def test_train_fast_tunes_the_temperature_toward_the_entropy_target_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: float, rises: bool
+) -> None:
+    monkeypatch.setenv("SACBOT_TARGET_ENTROPY", str(target))  # as a campaign's [bot] target_entropy sets it
+    out = tmp_path / "weights"
+    summary = train_fast(
+        "Target", out, steps=300, envs=2, seed=3, updates_per_step=0.5, warmup_steps=100, max_turns=100
+    )
+    assert summary.updates >= 20
+    trainer = SacTrainer(TrainerConfig(device="cpu"))
+    meta = restore_trainer(latest_path(out), trainer)
+    assert meta is not None and meta.extra["target_entropy"] == target
+    # The policy's entropy (about 0 to -4 here) lies below +10 and above -40: alpha climbs or falls from 0.2.
+    assert (trainer.alpha > TrainerConfig().init_alpha) is rises

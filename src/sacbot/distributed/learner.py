@@ -166,6 +166,7 @@ def train_ray(
             sizes=sizes, device=device, seed=seed,
             kickstart=settings.kickstart, kickstart_anneal=settings.kickstart_anneal,
             kickstart_filter=settings.kickstart_filter, n_step=settings.n_step,
+            target_entropy=settings.target_entropy,
         )
     )  # fmt: skip
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
@@ -179,7 +180,7 @@ def train_ray(
         "opponents": list(names), "sampling": "spread", "radar_mode": radar_mode,
         "aim_shaping": settings.aim_shaping, "kickstart": settings.kickstart,
         "kickstart_anneal": settings.kickstart_anneal, "kickstart_filter": settings.kickstart_filter,
-        "n_step": settings.n_step,
+        "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
         "ray_runners": runners,
     }  # fmt: skip

@@ -88,6 +88,7 @@ def train_fast(
     kickstart_anneal: int | None = None,
     kickstart_filter: bool | None = None,
     n_step: int | None = None,
+    target_entropy: float | None = None,
     sizes: NetworkSizes | None = None,
     teacher_lead: int = 0,
     torch_threads: int | None = 1,
@@ -133,7 +134,9 @@ def train_fast(
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
-    if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, kickstart_filter, n_step, sizes):
+    if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, kickstart_filter, n_step, sizes) or (
+        target_entropy is None
+    ):
         # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
         # what play will see.
         from sacbot.runtime.startup import network_sizes_for, radar_mode_for
@@ -148,6 +151,7 @@ def train_fast(
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
         kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
         n_step = settings.n_step if n_step is None else n_step
+        target_entropy = settings.target_entropy if target_entropy is None else target_entropy
         if sizes is None:
             sizes = network_sizes_for(settings, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
@@ -178,6 +182,7 @@ def train_fast(
             kickstart_anneal=kickstart_anneal,
             kickstart_filter=kickstart_filter,
             n_step=n_step,
+            target_entropy=target_entropy,
         )
     )
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
@@ -207,6 +212,7 @@ def train_fast(
         "opponents": list(names), "sampling": "spread" if league_config is None else league_config.sampling,
         "radar_mode": radar_mode, "aim_shaping": aim_shaping, "kickstart": kickstart,
         "kickstart_anneal": kickstart_anneal, "kickstart_filter": kickstart_filter, "n_step": n_step,
+        "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with, board=board, league=league)

@@ -157,6 +157,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 kickstart_anneal=settings.kickstart_anneal,
                 kickstart_filter=kickstart_filter,
                 n_step=settings.n_step,
+                target_entropy=settings.target_entropy,
             )
         )
 
