@@ -115,3 +115,7 @@ def test_train_fast_tunes_the_temperature_toward_the_entropy_target_setting(
     assert meta is not None and meta.extra["target_entropy"] == target
     # The policy's entropy (about 0 to -4 here) lies below +10 and above -40: alpha climbs or falls from 0.2.
     assert (trainer.alpha > TrainerConfig().init_alpha) is rises
+    # Resumed without the setting, the run keeps the target its checkpoint was trained with, as play does.
+    monkeypatch.delenv("SACBOT_TARGET_ENTROPY")
+    train_fast("Target", out, steps=40, envs=2, seed=3, updates_per_step=0.5, warmup_steps=0, max_turns=100)
+    assert (meta := read_meta(latest_path(out))) is not None and meta.extra["target_entropy"] == target

@@ -149,7 +149,7 @@ def train_ray(
     from sacbot.checkpoint import latest_path
     from sacbot.env.fast_saver import FastSaver, resume, resumed_meta
     from sacbot.runtime.learner import AgentLearner
-    from sacbot.runtime.startup import network_sizes_for, radar_mode_for
+    from sacbot.runtime.startup import network_sizes_for, radar_mode_for, target_entropy_for
     from sacbot.settings import load_sacbot_settings
 
     out = Path(out)
@@ -166,7 +166,7 @@ def train_ray(
             sizes=sizes, device=device, seed=seed,
             kickstart=settings.kickstart, kickstart_anneal=settings.kickstart_anneal,
             kickstart_filter=settings.kickstart_filter, n_step=settings.n_step,
-            target_entropy=settings.target_entropy,
+            target_entropy=target_entropy_for(settings.target_entropy, resumed),
         )
     )  # fmt: skip
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread

@@ -139,7 +139,7 @@ def train_fast(
     ):
         # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
         # what play will see.
-        from sacbot.runtime.startup import network_sizes_for, radar_mode_for
+        from sacbot.runtime.startup import network_sizes_for, radar_mode_for, target_entropy_for
         from sacbot.settings import load_sacbot_settings
 
         settings = load_sacbot_settings()
@@ -151,7 +151,8 @@ def train_fast(
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
         kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
         n_step = settings.n_step if n_step is None else n_step
-        target_entropy = settings.target_entropy if target_entropy is None else target_entropy
+        if target_entropy is None:
+            target_entropy = target_entropy_for(settings.target_entropy, resumed)
         if sizes is None:
             sizes = network_sizes_for(settings, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None

@@ -139,6 +139,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         radar_mode_for,
         shipped_kickstart,
         shipped_kickstart_filter,
+        target_entropy_for,
     )
     from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
@@ -157,7 +158,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 kickstart_anneal=settings.kickstart_anneal,
                 kickstart_filter=kickstart_filter,
                 n_step=settings.n_step,
-                target_entropy=settings.target_entropy,
+                target_entropy=target_entropy_for(settings.target_entropy, first_meta),
             )
         )
 
@@ -222,6 +223,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                     "aim_shaping": settings.aim_shaping,
                     "kickstart": kickstart,
                     "kickstart_filter": kickstart_filter,
+                    "target_entropy": sac.config.entropy_target(),
                 },
                 replay_keep=settings.replay_keep,
                 board=board,

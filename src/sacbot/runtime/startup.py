@@ -85,6 +85,17 @@ def log_std_max_for(setting: float | None, meta: CheckpointMeta | None) -> float
     return NetworkSizes().log_std_max
 
 
+def target_entropy_for(setting: float | None, meta: CheckpointMeta | None) -> float | None:
+    """The entropy the temperature is tuned toward (`TrainerConfig.target_entropy`): SACBOT_TARGET_ENTROPY
+    when set, else the one the checkpoint was trained with (its `extra`), else None: the trainer's default."""
+    if setting is not None:
+        return setting
+    trained = meta.extra.get("target_entropy") if meta is not None else None
+    if isinstance(trained, int | float) and not isinstance(trained, bool) and math.isfinite(trained):
+        return float(trained)
+    return None
+
+
 def log_std_bound_said(sizes: NetworkSizes) -> str | None:
     """The start-up line of a training run whose policy has another log-std bound than the default."""
     if sizes.log_std_max == NetworkSizes().log_std_max:
