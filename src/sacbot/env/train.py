@@ -134,8 +134,15 @@ def train_fast(
     say = log or (lambda line: None)
 
     # The arenas first: worker processes are forked before torch starts any thread.
-    if None in (radar_mode, aim_shaping, kickstart, kickstart_anneal, kickstart_filter, n_step, sizes) or (
-        target_entropy is None
+    if None in (
+        radar_mode,
+        aim_shaping,
+        kickstart,
+        kickstart_anneal,
+        kickstart_filter,
+        n_step,
+        target_entropy,
+        sizes,
     ):
         # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
         # what play will see.

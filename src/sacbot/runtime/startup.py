@@ -74,15 +74,20 @@ def input_flag_for(name: str, setting: bool | None, meta: CheckpointMeta | None)
     return meta is not None and meta.network_sizes.get(name) is True
 
 
+def _finite_number(value: object) -> float | None:
+    """A number a checkpoint's metadata recorded, as a float; None for anything else (missing, bool, NaN)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
 def log_std_max_for(setting: float | None, meta: CheckpointMeta | None) -> float:
     """The policy's bound on log std (`NetworkSizes.log_std_max`): SACBOT_LOG_STD_MAX when set, else the one
     the checkpoint was trained with, else the default."""
     if setting is not None:
         return setting
-    trained = meta.network_sizes.get("log_std_max") if meta is not None else None
-    if isinstance(trained, int | float) and not isinstance(trained, bool) and math.isfinite(trained):
-        return float(trained)
-    return NetworkSizes().log_std_max
+    trained = _finite_number(meta.network_sizes.get("log_std_max")) if meta is not None else None
+    return NetworkSizes().log_std_max if trained is None else trained
 
 
 def target_entropy_for(setting: float | None, meta: CheckpointMeta | None) -> float | None:
@@ -90,10 +95,7 @@ def target_entropy_for(setting: float | None, meta: CheckpointMeta | None) -> fl
     when set, else the one the checkpoint was trained with (its `extra`), else None: the trainer's default."""
     if setting is not None:
         return setting
-    trained = meta.extra.get("target_entropy") if meta is not None else None
-    if isinstance(trained, int | float) and not isinstance(trained, bool) and math.isfinite(trained):
-        return float(trained)
-    return None
+    return _finite_number(meta.extra.get("target_entropy")) if meta is not None else None
 
 
 def log_std_bound_said(sizes: NetworkSizes) -> str | None:
