@@ -49,6 +49,11 @@ def test_pfsp_factor_smoothing_and_window() -> None:
     assert pfsp_factor(0.5, 2.0, 0.05) == pytest.approx(0.25)
     assert pfsp_factor(1.0, 2.0, 0.05) == 0.05  # never zero: a beaten opponent still comes back
     assert pfsp_factor(0.9, 1.0, 0.2) == 0.2 and pfsp_factor(0.7, 1.0, 0.2) == pytest.approx(0.3)
+    # The variance curve peaks at an even record and falls off on both sides, to the floor.
+    assert pfsp_factor(0.5, 1.0, 0.05, "variance") == 1.0
+    assert pfsp_factor(0.9, 1.0, 0.05, "variance") == pytest.approx(0.36)
+    assert pfsp_factor(0.1, 2.0, 0.05, "variance") == pytest.approx(0.36**2)
+    assert pfsp_factor(0.0, 1.0, 0.05, "variance") == pfsp_factor(1.0, 1.0, 0.05, "variance") == 0.05
     assert smoothed_win_rate(0, 0) == 0.5 and smoothed_win_rate(9.5, 10) == pytest.approx(10 / 11)
     records = [Record("A", 10, 10), Record("B", 4, 0), Record("A", 10, 0), Record("A", 5, 5)]
     # A's last 12 rounds: the newest 5 (all won), the 10 before (none), then nothing more fits.
@@ -70,6 +75,11 @@ def test_league_weights_follow_the_loss_rate_with_a_floor() -> None:
     assert rounds == {"Easy": 20, "Hard": 20, "New": 0} and rates["New"] == 0.5
     fixed, _, _ = league_weights(base, results, "weights")
     assert fixed == {"Easy": 1.0, "Hard": 1.0, "New": 2.0}
+    even, _, _ = league_weights(base, results, "pfsp", power=1.0, floor=0.05, curve="variance")
+    assert even["New"] == 2.0  # unplayed (0.5): the top of the curve
+    assert even["Easy"] == pytest.approx(4 * (20.5 / 21) * (0.5 / 21))
+    assert even["Hard"] == pytest.approx(even["Easy"])  # all lost and all won weigh the same
+    assert fixed == league_weights(base, results, "weights", curve="variance")[0]
     with pytest.raises(ValueError):
         league_weights({"A": 0.0}, {}, "pfsp")
     with pytest.raises(ValueError):
@@ -105,6 +115,7 @@ MINIMAL: dict[str, Any] = {"name": "t", "chunks": {"rounds": 2, "budget": 3}, "o
         ({**MINIMAL, "league": {"snapshot_every": -1}}, "league.snapshot_every"),
         ({**MINIMAL, "league": {"snapshot_cap": 0}}, "league.snapshot_cap"),
         ({**MINIMAL, "league": {"pfsp_floor": 0.0}}, "league.pfsp_floor"),
+        ({**MINIMAL, "league": {"pfsp_curve": "soft"}}, "league.pfsp_curve"),
         ({**MINIMAL, "league": {"snapshot_every": 1, "snapshot_weight": 0}}, "league: snapshot_weight"),
         ({**MINIMAL, "league": {"typo": 1}}, "league.typo"),
         ({**MINIMAL, "opponents": {"SacSnap2": 1}, "league": {"snapshot_every": 1}}, "opponents: SacSnap2"),
@@ -320,6 +331,7 @@ opponents = {{ {OPPONENT} = 1, Target = 1 }}
 sampling = "pfsp"
 snapshot_every = 200
 snapshot_cap = 2
+pfsp_curve = "variance"
 """
     )
     campaign = parse_campaign(tomllib.loads(cfg.read_text()))
@@ -357,6 +369,7 @@ snapshot_cap = 2
     # The fast phase got the same league: PFSP draws per game and in-process snapshots.
     start = next(e for e in log if e["event"] == "pretrain_start")
     assert "--sampling pfsp" in start["command"] and "--snapshot-every 200" in start["command"]
+    assert "--pfsp-curve variance" in start["command"]
     assert f"--opponents {OPPONENT}:1,Target:1" in start["command"]
     fast = [json.loads(line) for line in (out / "pretrain" / "league.jsonl").read_text().splitlines()]
     assert [e["name"] for e in fast if e["event"] == "snapshot"] == [

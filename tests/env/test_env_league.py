@@ -137,6 +137,22 @@ def test_pfsp_draws_follow_the_in_process_results_and_resume_from_rounds_jsonl(
     ]
 
 
+def test_pfsp_variance_curve_sends_the_games_where_the_record_is_even(
+    tmp_path: Path, trainer: SacTrainer
+) -> None:
+    config = LeagueConfig(sampling="pfsp", pfsp_window=20, pfsp_curve="variance", pfsp_power=1.0)
+    league = FastLeague([("SpinBot", 1.0), ("Walls", 1.0), ("Crazy", 1.0)], config, tmp_path, seed=1)
+    league.start(0, trainer.actor_arrays(), trainer.config.sizes, "lock")
+    # All won against SpinBot, all lost to Walls, every other round against Crazy.
+    for k in range(20):
+        crazy = "won" if k % 2 else "lost"
+        for opponent, outcome in (("SpinBot", "won"), ("Walls", "lost"), ("Crazy", crazy)):
+            league.record({"written_by": "sacbot train-fast", "opponent": opponent, "outcome": outcome})
+    draws = Counter(league.opponent_for(0, seed)[0] for seed in range(600))
+    assert draws["Crazy"] > 0.75 * 600 and draws["SpinBot"] > 0 and draws["Walls"] > 0
+    assert league.pool_line(0)["pool"]["SpinBot"] == pytest.approx(league.pool_line(0)["pool"]["Walls"])
+
+
 def rounds_of(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / "rounds.jsonl").read_text().splitlines()]
 
@@ -192,6 +208,7 @@ def test_cli_refuses_league_options_that_do_not_fit(tmp_path: Path) -> None:
         (["--snapshot-every", "10"], "--sampling"),
         (["--sampling", "pfsp", "--workers", "1"], "--workers 0"),
         (["--sampling", "pfsp", "--pfsp-floor", "0"], "--pfsp-floor"),
+        (["--sampling", "pfsp", "--pfsp-curve", "soft"], "--pfsp-curve"),
         (["--sampling", "elo"], "--sampling"),
     ]
     for args, says in cases:

@@ -155,6 +155,7 @@ class CampaignLeague:
             f"sacbot-campaign:{self.campaign.seed}:{chunk}",
             cfg.pfsp_power,
             cfg.pfsp_floor,
+            cfg.pfsp_curve,
         )
         opponent = drawn.opponent
         logged = [e for e in events if e.event == "league_draw" and e.chunk == chunk]

@@ -58,7 +58,13 @@ def train_fast(
     snapshot_weight: float = typer.Option(
         1.0, "--snapshot-weight", min=0.0, help="The snapshots' weight in the pool, shared evenly."
     ),
-    pfsp_power: float = typer.Option(2.0, "--pfsp-power", min=0.0, help="p in (1 - win rate)^p."),
+    pfsp_curve: str = typer.Option(
+        "hard",
+        "--pfsp-curve",
+        help="hard: (1 - win rate)^p, most games where it loses; variance: (4 win rate (1 - win rate))^p, "
+        "most games where it wins half.",
+    ),
+    pfsp_power: float = typer.Option(2.0, "--pfsp-power", min=0.0, help="p, the PFSP curve's exponent."),
     pfsp_floor: float = typer.Option(0.05, "--pfsp-floor", help="PFSP's lowest factor, in (0, 1]."),
     pfsp_window: int = typer.Option(30, "--pfsp-window", min=1, help="Recent rounds per opponent for PFSP."),
     tensorboard: Path | None = typer.Option(
@@ -108,7 +114,7 @@ def train_fast(
             league = LeagueConfig.model_validate(dict(
                 sampling=sampling, snapshot_every=snapshot_every, snapshot_cap=snapshot_cap,
                 snapshot_weight=snapshot_weight, pfsp_power=pfsp_power, pfsp_floor=pfsp_floor,
-                pfsp_window=pfsp_window,
+                pfsp_window=pfsp_window, pfsp_curve=pfsp_curve,
             ))  # fmt: skip
         except ValidationError as exc:
             err = exc.errors()[0]

@@ -11,7 +11,8 @@ run's starting env steps), so a run is reproducible and a resumed run does not r
   `snapshot_cap` the oldest leaves. Each is saved as an actor-only checkpoint `<out>/league/FastSnap<n>.zip`
   (atomic; read back without unpickling), so a resumed run plays against the same pool.
 
-With "pfsp" each weight is multiplied by max(floor, (1 - win rate) ** power), the win rate over the last
+With "pfsp" each weight is multiplied by max(floor, (1 - win rate) ** power) (or, with `pfsp_curve =
+"variance"`, by max(floor, (4 win rate (1 - win rate)) ** power)), the win rate over the last
 `pfsp_window` finished rounds against that opponent (`sacbot.opponents.sampling`; refilled from `rounds.jsonl`
 on resume). `<out>/league.jsonl` records each snapshot and, at every save, the pool with its probabilities,
 win rates and the games drawn since the last line.
@@ -192,7 +193,12 @@ class FastLeague:
     def weights(self) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:
         results = {name: (float(sum(w)), len(w)) for name, w in self.results.items()}
         return league_weights(
-            self.pool(), results, self.config.sampling, self.config.pfsp_power, self.config.pfsp_floor
+            self.pool(),
+            results,
+            self.config.sampling,
+            self.config.pfsp_power,
+            self.config.pfsp_floor,
+            self.config.pfsp_curve,
         )
 
     def opponent_for(self, arena: int, game_seed: int) -> tuple[str, ClassicBot]:

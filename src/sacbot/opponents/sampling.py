@@ -3,10 +3,13 @@
 The weighted sampler: the opponent of chunk k depends only on (seed, k). That makes a resumed or retried chunk
 play the same opponent it would have played the first time.
 
-PFSP (AlphaStar's "hard" weighting): each opponent's weight is its base weight times
-f(win rate) = max(floor, (1 - win rate) ** power), so the bot meets most often the opponents it loses to,
-and never stops meeting one it beats (the floor). The win rate is taken over the most recent `window` rounds
-against that opponent and smoothed as (wins + 0.5) / (rounds + 1): an opponent not yet played counts as 0.5.
+PFSP: each opponent's weight is its base weight times f(win rate), never below `floor`, on one of
+AlphaStar's two curves. "hard" (the default): f = (1 - win rate) ** power, so the bot meets most often the
+opponents it loses to, and never stops meeting one it beats (the floor). "variance":
+f = (4 win rate (1 - win rate)) ** power, highest for the opponents it beats half the time, so the games go
+where its rounds are neither all won nor all lost (with power 1 AlphaStar's x(1 - x), scaled to peak at 1 so
+that the floor means the same). The win rate is taken over the most recent `window` rounds against that
+opponent and smoothed as (wins + 0.5) / (rounds + 1): an opponent not yet played counts as 0.5.
 Pure functions of their inputs: the same pool, results and (seed, key) draw the same opponent.
 """
 
@@ -20,6 +23,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Sampling = Literal["weights", "pfsp"]
+PfspCurve = Literal["hard", "variance"]
+PFSP_CURVES: tuple[PfspCurve, ...] = ("hard", "variance")
 
 
 class LeagueConfig(BaseModel):
@@ -35,7 +40,8 @@ class LeagueConfig(BaseModel):
     snapshot_every: int = Field(default=0, ge=0, description="0 = no snapshots")
     snapshot_cap: int = Field(default=3, ge=1, description="snapshots kept in the pool, oldest out")
     snapshot_weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)  # all snapshots together
-    pfsp_power: float = Field(default=2.0, ge=0.0, allow_inf_nan=False)  # f = (1 - win rate) ** power
+    pfsp_curve: PfspCurve = "hard"  # hard: (1 - win rate) ** power; variance: (4 wr (1 - wr)) ** power
+    pfsp_power: float = Field(default=2.0, ge=0.0, allow_inf_nan=False)  # the curve's exponent
     pfsp_floor: float = Field(default=0.05, gt=0.0, le=1.0, allow_inf_nan=False)  # f never below it
     pfsp_window: int = Field(default=30, ge=1, description="recent rounds per opponent behind its win rate")
 
@@ -101,9 +107,12 @@ def smoothed_win_rate(wins: float, rounds: int) -> float:
     return (wins + 0.5) / (rounds + 1)
 
 
-def pfsp_factor(win_rate: float, power: float, floor: float) -> float:
-    """AlphaStar's hard weighting (1 - win rate) ** power, never below `floor` (> 0)."""
-    return max(floor, (1.0 - min(max(win_rate, 0.0), 1.0)) ** power)
+def pfsp_factor(win_rate: float, power: float, floor: float, curve: PfspCurve = "hard") -> float:
+    """AlphaStar's hard weighting (1 - win rate) ** power, or its variance weighting scaled to peak at 1,
+    (4 win rate (1 - win rate)) ** power; never below `floor` (> 0)."""
+    p = min(max(win_rate, 0.0), 1.0)
+    base = 1.0 - p if curve == "hard" else 4.0 * p * (1.0 - p)
+    return max(floor, base**power)
 
 
 @dataclass(frozen=True)
@@ -127,10 +136,12 @@ def league_weights(
     sampling: Sampling,
     power: float = 2.0,
     floor: float = 0.05,
+    curve: PfspCurve = "hard",
 ) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:
     """(weights, win rates, rounds) per entry with a positive base weight, in `base`'s order.
 
-    "weights" keeps the base weights as they are; "pfsp" multiplies each by `pfsp_factor` of its win rate.
+    "weights" keeps the base weights as they are; "pfsp" multiplies each by `pfsp_factor` of its win rate
+    on `curve`.
     `results` is keyed like `base` (entries missing from it have not been played).
     """
     if not floor > 0:
@@ -144,7 +155,8 @@ def league_weights(
         wins, rounds = results.get(name, (0.0, 0))
         rate = smoothed_win_rate(wins, rounds)
         rates[name], counts[name] = rate, rounds
-        weights[name] = float(w) * pfsp_factor(rate, power, floor) if sampling == "pfsp" else float(w)
+        factor = pfsp_factor(rate, power, floor, curve) if sampling == "pfsp" else 1.0
+        weights[name] = float(w) * factor
     if not weights:
         raise ValueError("the opponent pool needs at least one positive weight")
     return weights, rates, counts
@@ -157,11 +169,12 @@ def league_draw(
     key: str,
     power: float = 2.0,
     floor: float = 0.05,
+    curve: PfspCurve = "hard",
 ) -> LeagueDraw:
-    """One draw from the pool: deterministic in (base, results, sampling, key, power, floor).
+    """One draw from the pool: deterministic in (base, results, sampling, key, power, floor, curve).
 
     With sampling "weights" it draws exactly what `OpponentSampler` draws for the same weights and key.
     """
-    weights, rates, counts = league_weights(base, results, sampling, power, floor)
+    weights, rates, counts = league_weights(base, results, sampling, power, floor, curve)
     opponent = draw(list(weights), list(weights.values()), key)
     return LeagueDraw(opponent, weights, rates, counts)
