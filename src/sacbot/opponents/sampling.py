@@ -24,7 +24,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Sampling = Literal["weights", "pfsp"]
 PfspCurve = Literal["hard", "variance"]
-PFSP_CURVES: tuple[PfspCurve, ...] = ("hard", "variance")
 
 
 class LeagueConfig(BaseModel):
