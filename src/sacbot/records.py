@@ -126,11 +126,11 @@ def write_round_counter(path: Path, rounds: int, now: float) -> None:
 class RoundLine(_Line):
     """A line of `rounds.jsonl`: one round.
 
-    `sacbot play` writes round_total, opponent, score_share (over the best slot's window), best_stored and the
-    round as the realtime thread saw it (round, outcome, reward_sum, turns, skipped_turns,
-    tick_to_intent_p50/p99/max_ms, dropped_transitions, own_score, enemy_score); train-fast writes
-    written_by, round_total, reward_sum and the environment's round result (opponent, outcome, score,
-    opponent_score, ...).
+    `sacbot play` writes round_total, opponent, window_score_share (own / (own + enemy) over the best slot's
+    window of recent rounds, not this round's own share), best_stored and the round as the realtime thread
+    saw it (round, outcome, reward_sum, turns, skipped_turns, tick_to_intent_p50/p99/max_ms,
+    dropped_transitions, own_score, enemy_score); train-fast writes written_by, round_total, reward_sum and
+    the environment's round result (opponent, outcome, score, opponent_score, ...).
     """
 
     time: MaybeNumber = None

@@ -59,6 +59,10 @@ def test_opponent_slot_is_gated_by_the_score_share_window(
     meta = read_meta(slot)
     assert meta is not None and meta.score == 0.5
     assert not (tmp_path / "best.zip").exists()  # the global best is not play's to write
+    rounds = [json.loads(line) for line in (tmp_path / "rounds.jsonl").read_text().splitlines()]
+    # the logged share is the gate's window (the last 2 rounds), not the round's own: round 4 alone is 0.9
+    assert [row["window_score_share"] for row in rounds] == [0.3, 0.3, 0.2, 0.5]
+    assert "score_share" not in rounds[0]
 
 
 def test_window_and_counter_survive_a_restart_and_a_torn_line(

@@ -122,7 +122,7 @@ class RoundEndSaver:
             "time": now,
             "round_total": self.rounds_total,
             "opponent": self.opponent,
-            "score_share": share,
+            "window_score_share": share,  # over the gate's window, not this round alone
             "best_stored": best_stored,
             **report.as_json(),
         }
