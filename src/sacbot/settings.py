@@ -96,6 +96,9 @@ class SacbotSettings(BaseSettings):
     # Opt-in: the entropy the temperature is tuned toward (`TrainerConfig.target_entropy`); None: minus the
     # action's size (-4). A tighter log-std bound lowers the entropy the policy can reach at all.
     target_entropy: float | None = Field(None, ge=-40.0, le=10.0, allow_inf_nan=False)
+    # Opt-in, `play` only: training play draws every action entry with log std at least this (above the
+    # policy's bound: exactly this), so the critics see actions around the mean; None: the policy's spread.
+    behaviour_log_std_min: float | None = Field(None, ge=-5.0, le=2.0, allow_inf_nan=False)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     seed: int | None = None
     # `sacbot play` (runtime): the channel between the realtime and trainer threads, and the trainer's pace.

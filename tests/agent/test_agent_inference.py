@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from sacbot.agent.features import ACTION_DIM, network_inputs
-from sacbot.agent.inference import SPEED_ENTRY, FastActor, drawn_entries
+from sacbot.agent.inference import SPEED_ENTRY, FastActor, behaviour_sizes, drawn_entries
 from sacbot.agent.networks import Actor, NetworkSizes, squashed_sample
 from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
@@ -128,6 +128,37 @@ def test_the_log_std_bound_narrows_the_sample_as_torchs(native: bool) -> None:
         expect, _ = squashed_sample(mu[0, 0], log_std[0, 0], torch.from_numpy(eps))
     assert float(log_std.max()) == -3.0 and np.abs(bounded - expect.numpy()).max() < 1e-5
     assert np.abs(bounded - mean).max() < 0.15 < np.abs(free - mean).max()
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_behaviour_floor_widens_the_draw_and_leaves_the_policy_alone(native: bool) -> None:
+    """Pre-tanh spread of 4000 draws at one state: the bound's e^-3 without a floor, e^-1 with a floor of -1
+    above the bound, the policy's own spread (bias -2) with a floor of -4 below it; the mean is the same."""
+    torch.manual_seed(5)
+    bounded = NetworkSizes(log_std_max=-3.0)
+    actor = Actor(bounded)
+    with torch.no_grad():
+        actor.log_std.weight.zero_()
+        actor.log_std.bias.fill_(-2.0)  # above the bound: clamped to -3
+    arrays = torch_arrays(actor)
+    s = np.random.default_rng(2).uniform(-1, 1, 17).astype(np.float32)
+    h = np.zeros(128, np.float32)
+
+    def spread(sizes: NetworkSizes) -> tuple[np.ndarray, np.ndarray]:
+        fast = FastActor(arrays, sizes, seed=6, native=native)
+        draws = np.stack([fast.step(s, h, deterministic=False)[0] for _ in range(4000)])
+        pre = np.arctanh(np.clip(draws, -0.999999, 0.999999))
+        return pre.std(axis=0), fast.step(s, h)[0]
+
+    narrow, mean = spread(behaviour_sizes(bounded, None))
+    wide, wide_mean = spread(behaviour_sizes(bounded, -1.0))
+    assert behaviour_sizes(bounded, -1.0).log_std_max == -1.0 and bounded.log_std_max == -3.0
+    np.testing.assert_allclose(narrow, np.exp(-3.0), rtol=0.06)
+    np.testing.assert_allclose(wide, np.exp(-1.0), rtol=0.06)
+    np.testing.assert_array_equal(mean, wide_mean)
+    free = NetworkSizes()  # no bound: the policy's e^-2 stays above a floor of -4
+    own, _ = spread(behaviour_sizes(free, -4.0))
+    np.testing.assert_allclose(own, np.exp(-2.0), rtol=0.06)
 
 
 def test_memoryless_kernel_ignores_the_hidden_state() -> None:

@@ -207,7 +207,9 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     weights = tmp_path / "weights"
     sizes = NetworkSizes(angle_inputs=True, energy_inputs=True, log_std_max=-1.0)
     save_best(weights, TrainerConfig(sizes=sizes, seed=3, device="cpu"))
-    use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights)})
+    use_env(
+        monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-0.5"}
+    )
     run_battle(
         [BOTS / "SacBot", OPPONENT], game_setup_for("1v1", number_of_rounds=2), log_dir=tmp_path / "logs"
     )
@@ -215,6 +217,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     log = bot_log(tmp_path / "logs")
     assert "loaded slot best" in log and "angle inputs on" in log and "energy inputs on" in log
     assert "log std bound -1: sampled actions stay nearer the mean" in log
+    assert "behaviour spread: play draws each action entry with log std at least -0.5" in log
     meta = read_meta(weights / "latest.zip")
     assert meta is not None and meta.updates > 0
     assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
@@ -311,7 +314,12 @@ def test_a_trainer_crash_ends_the_process_with_a_clear_error(
 
 @pytest.mark.parametrize(
     ("variable", "value"),
-    [("SACBOT_TRAINER_DUTY", "0"), ("SACBOT_UTD_RATIO", "fast"), ("SACBOT_OPPONENT", "../x")],
+    [
+        ("SACBOT_TRAINER_DUTY", "0"),
+        ("SACBOT_UTD_RATIO", "fast"),
+        ("SACBOT_OPPONENT", "../x"),
+        ("SACBOT_BEHAVIOUR_LOG_STD_MIN", "3"),
+    ],
 )
 def test_bad_settings_are_one_line_and_exit_2(tmp_path: Path, variable: str, value: str) -> None:
     proc = sacbot_play({variable: value, "SACBOT_WEIGHTS_DIR": str(tmp_path / "w")})

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -46,6 +47,20 @@ def drawn_entries(mode: ActionMode, action_dim: int) -> tuple[bool, np.ndarray |
     mask = np.zeros(action_dim, np.float32)
     mask[SPEED_ENTRY] = 1.0
     return False, mask
+
+
+def behaviour_sizes(sizes: NetworkSizes, log_std_min: float | None) -> NetworkSizes:
+    """The sizes a behaviour actor draws with: every entry's log std at least `log_std_min` (None: the
+    policy's own spread). Above the policy's bound every entry draws with exactly that log std, a spread
+    the policy itself may not reach, so the critics see actions around its mean. The trained actor is
+    unchanged."""
+    if log_std_min is None:
+        return sizes
+    return replace(
+        sizes,
+        log_std_min=max(sizes.log_std_min, log_std_min),
+        log_std_max=max(sizes.log_std_max, log_std_min),
+    )
 
 
 def _act_inplace(x: np.ndarray, name: str) -> None:

@@ -204,7 +204,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     else:
         if start.arrays is not None:  # an actor-only start keeps the fresh critics, optimisers and counters
             sac.load_state_arrays(full_start_arrays(start.arrays, sac.state_arrays()))
-        learner = AgentLearner(sac)
+        learner = AgentLearner(sac, settings.behaviour_log_std_min)
         kept = _load_kept_replay(learner, weights, settings.replay_keep, sac.config.sizes)
         channel: DropOldestChannel[ChannelItem] = DropOldestChannel(settings.channel_capacity)
         board = None
@@ -270,6 +270,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say("energy inputs on: the networks also read the enemy's energy as a phase")
     if (bound := log_std_bound_said(sizes)) is not None and not eval_mode:
         _say(bound)
+    if settings.behaviour_log_std_min is not None and not eval_mode:
+        floor = settings.behaviour_log_std_min
+        _say(f"behaviour spread: play draws each action entry with log std at least {floor:g}")
     if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
         how = ", Q-filtered" if kickstart_filter else ""
         _say(f"kickstart {kickstart:g}{how} (the shipped actor's; SACBOT_KICKSTART[_FILTER] override)")

@@ -18,7 +18,7 @@ from sacbot.agent.features import (
     reward,
     round_end_reward,
 )
-from sacbot.agent.inference import FastActor
+from sacbot.agent.inference import FastActor, behaviour_sizes
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
 from sacbot.runtime.debug_paint import paint
@@ -34,8 +34,10 @@ def make_fast_actor(arrays: Mapping[str, np.ndarray], sizes: NetworkSizes) -> Ti
 class AgentLearner:
     """`SacTrainer` (networks, optimisers, sequence replay) behind the runtime's `Learner` interface."""
 
-    def __init__(self, trainer: SacTrainer) -> None:
+    def __init__(self, trainer: SacTrainer, behaviour_log_std_min: float | None = None) -> None:
         self.trainer = trainer
+        # The actors it publishes for play draw with at least this log std (`inference.behaviour_sizes`).
+        self.behaviour_log_std_min = behaviour_log_std_min
         self.rounds_completed = 0  # rounds closed in the replay by this process (the warm-up counts these)
 
     @property
@@ -64,7 +66,8 @@ class AgentLearner:
         return self.trainer.train_step() or {}
 
     def fast_actor(self) -> TickActor:
-        return make_fast_actor(self.trainer.snapshot.arrays, self.trainer.config.sizes)
+        sizes = behaviour_sizes(self.trainer.config.sizes, self.behaviour_log_std_min)
+        return make_fast_actor(self.trainer.snapshot.arrays, sizes)
 
     def state_arrays(self) -> dict[str, np.ndarray]:
         return self.trainer.state_arrays()
