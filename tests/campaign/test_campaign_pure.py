@@ -77,6 +77,7 @@ angle_inputs = true
 energy_inputs = true
 log_std_max = 0.0
 target_entropy = -8.0
+behaviour_log_std_min = -1.5
 eval_actions = "speed"
 """
     )
@@ -91,6 +92,7 @@ eval_actions = "speed"
         "SACBOT_ENERGY_INPUTS": "1",
         "SACBOT_LOG_STD_MAX": "0.0",
         "SACBOT_TARGET_ENTROPY": "-8.0",
+        "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-1.5",
         "SACBOT_EVAL_ACTIONS": "speed",
     }
     assert parse_campaign(MINIMAL).bot.environment() == {}  # unset: the environment's own settings hold

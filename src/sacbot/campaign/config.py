@@ -161,6 +161,8 @@ class BotSettings(_Strict):
     log_std_max: float | None = Field(default=None, ge=-5.0, le=2.0, allow_inf_nan=False)
     # the entropy the temperature is tuned toward (unset: minus the action's size, -4)
     target_entropy: float | None = Field(default=None, ge=-40.0, le=10.0, allow_inf_nan=False)
+    # real-time chunks only: training play draws every action entry with log std at least this
+    behaviour_log_std_min: float | None = Field(default=None, ge=-5.0, le=2.0, allow_inf_nan=False)
     eval_actions: ActionMode | None = None  # how evals act: the mean, all entries or the speed sampled
 
     def environment(self) -> dict[str, str]:
@@ -176,6 +178,7 @@ class BotSettings(_Strict):
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),
             "log_std_max": self.log_std_max,
             "target_entropy": self.target_entropy,
+            "behaviour_log_std_min": self.behaviour_log_std_min,
             "eval_actions": self.eval_actions,
         }
         return {f"SACBOT_{k.upper()}": str(v) for k, v in values.items() if v is not None}
