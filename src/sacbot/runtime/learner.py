@@ -37,7 +37,7 @@ class AgentLearner:
     def __init__(self, trainer: SacTrainer, behaviour_log_std_min: float | None = None) -> None:
         self.trainer = trainer
         # The actors it publishes for play draw with at least this log std (`inference.behaviour_sizes`).
-        self.behaviour_log_std_min = behaviour_log_std_min
+        self.play_sizes = behaviour_sizes(trainer.config.sizes, behaviour_log_std_min)
         self.rounds_completed = 0  # rounds closed in the replay by this process (the warm-up counts these)
 
     @property
@@ -66,8 +66,7 @@ class AgentLearner:
         return self.trainer.train_step() or {}
 
     def fast_actor(self) -> TickActor:
-        sizes = behaviour_sizes(self.trainer.config.sizes, self.behaviour_log_std_min)
-        return make_fast_actor(self.trainer.snapshot.arrays, sizes)
+        return make_fast_actor(self.trainer.snapshot.arrays, self.play_sizes)
 
     def state_arrays(self) -> dict[str, np.ndarray]:
         return self.trainer.state_arrays()
