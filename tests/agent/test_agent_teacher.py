@@ -10,10 +10,12 @@ import torch
 
 from sacbot.agent.features import UNSEEN_ENEMY
 from sacbot.agent.networks import NetworkSizes
+from sacbot.agent.replay import Batch
 from sacbot.agent.teacher import distillation_loss, teacher_action
 from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.env import TankRoyaleEnv
+from sacbot.errors import UserError
 
 W, H = 800.0, 600.0
 DIAGONAL = math.hypot(W, H)
@@ -108,7 +110,9 @@ def test_the_teacher_wins_real_engine_rounds(opponent: str) -> None:
 SMALL = NetworkSizes(embed=32, hidden=32, head=32)
 
 
-def _filled(kickstart: float, anneal: int = 0, q_filter: bool = False) -> SacTrainer:
+def _filled(
+    kickstart: float, anneal: int = 0, q_filter: bool = False, self_imitation: float = 0.0
+) -> SacTrainer:
     """A small trainer whose replay holds real engine rounds, played by the teacher with noise."""
     trainer = SacTrainer(
         TrainerConfig(
@@ -120,6 +124,7 @@ def _filled(kickstart: float, anneal: int = 0, q_filter: bool = False) -> SacTra
             kickstart=kickstart,
             kickstart_anneal=anneal,
             kickstart_filter=q_filter,
+            self_imitation=self_imitation,
         )
     )
     rng = np.random.default_rng(0)
@@ -206,3 +211,41 @@ def test_the_q_filter_keeps_the_term_only_where_the_critics_prefer_the_teacher()
     # Same batch, same networks: only the teacher's term differs.
     assert m_filtered["critic_loss"] == pytest.approx(m_plain["critic_loss"])
     assert m_filtered["actor_loss"] == pytest.approx(m_plain["actor_loss"])
+
+
+def test_self_imitation_keeps_only_the_states_where_the_critics_prefer_the_replay_action() -> None:
+    plain, imitating = _filled(kickstart=0.0), _filled(kickstart=0.0, self_imitation=5.0)
+    m_plain, m_imitating = plain.train_step(), imitating.train_step()
+    assert m_plain is not None and m_imitating is not None
+    assert "self_imitation_loss" not in m_plain and "self_imitation_kept" not in m_plain
+    # Fresh critics rate the noisy replay action above the actor's mean on some states and below on others.
+    assert 0.0 < m_imitating["self_imitation_kept"] < 1.0
+    assert m_imitating["self_imitation_loss"] > 0.0
+    # Same batch, same networks: the SAC losses agree; the term is reported on its own.
+    assert m_imitating["critic_loss"] == pytest.approx(m_plain["critic_loss"])
+    assert m_imitating["actor_loss"] == pytest.approx(m_plain["actor_loss"])
+
+
+def _distance_to_replay_actions(trainer: SacTrainer, batch: Batch) -> float:
+    """Mean squared distance of the actor's mean action to the batch's own actions, on its trained steps."""
+    obs, act, _, _, h0 = trainer._tensors(batch)
+    b = trainer.config.burn_in
+    with torch.no_grad():
+        h = trainer.actor.last_hidden_tm(obs[:b], h0)
+        mu, _, _ = trainer.actor.sequence_tm(obs[b:-1], h)
+    return float((torch.tanh(mu) - act[b:]).pow(2).sum(-1).mean())
+
+
+def test_self_imitation_pulls_the_actor_toward_the_replay_actions() -> None:
+    plain, imitating = _filled(kickstart=0.0), _filled(kickstart=0.0, self_imitation=20.0)
+    batch = plain.replay.sample(64, np.random.default_rng(7))
+    start = _distance_to_replay_actions(plain, batch)
+    assert _distance_to_replay_actions(imitating, batch) == pytest.approx(start)  # the same fresh actor
+    for _ in range(100):
+        assert plain.train_step() is not None and imitating.train_step() is not None
+    assert _distance_to_replay_actions(imitating, batch) < 0.85 * _distance_to_replay_actions(plain, batch)
+
+
+def test_a_negative_self_imitation_weight_is_a_user_error() -> None:
+    with pytest.raises(UserError, match="self_imitation"):
+        TrainerConfig(self_imitation=-1.0)

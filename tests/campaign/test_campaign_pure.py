@@ -72,6 +72,7 @@ radar_mode = "lock"
 kickstart = 2.5
 kickstart_anneal = 6000
 kickstart_filter = true
+self_imitation = 2.0
 n_step = 5
 angle_inputs = true
 energy_inputs = true
@@ -87,6 +88,7 @@ eval_actions = "speed"
         "SACBOT_KICKSTART": "2.5",
         "SACBOT_KICKSTART_ANNEAL": "6000",
         "SACBOT_KICKSTART_FILTER": "1",
+        "SACBOT_SELF_IMITATION": "2.0",
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",

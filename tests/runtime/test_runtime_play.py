@@ -319,6 +319,7 @@ def test_a_trainer_crash_ends_the_process_with_a_clear_error(
         ("SACBOT_UTD_RATIO", "fast"),
         ("SACBOT_OPPONENT", "../x"),
         ("SACBOT_BEHAVIOUR_LOG_STD_MIN", "3"),
+        ("SACBOT_SELF_IMITATION", "-1"),
     ],
 )
 def test_bad_settings_are_one_line_and_exit_2(tmp_path: Path, variable: str, value: str) -> None:

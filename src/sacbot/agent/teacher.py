@@ -121,8 +121,9 @@ def distillation_loss(
     """Mean over states of ||action_mean - teacher(obs)||^2, the fire entry counted only where the gun is cool
     (a hot gun ignores the request, so there the student may ask anything). `keep` (0/1 per state, the
     shape of obs without its last axis) zeroes the term on the states it leaves out (the Q-filter); the mean
-    stays over all states, so the term shrinks as fewer states keep it. `target`: the teacher's actions on
-    obs, when the caller has them already."""
+    stays over all states, so the term shrinks as fewer states keep it. `target`: the actions to pull toward
+    when not the teacher's on obs (the teacher's when the caller has them already; the trainer's
+    self-imitation passes the replay's own)."""
     with torch.no_grad():
         if target is None:
             target = teacher_action(obs, arena_width, arena_height)

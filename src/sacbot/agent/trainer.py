@@ -15,7 +15,9 @@ L = burn_in + train_len transitions (L + 1 states), time-major:
 4. Actor loss: alpha log pi(a|s_t) - min_k Q_k(s_t, a), a ~ pi, critic weights detached: one GRU step of the
    critics from their data hidden state h_{t-1}. Kickstarting adds weight * the teacher's distillation term;
    with the Q-filter (`kickstart_filter`) only on the states where min_k Q_k(s_t, teacher(s_t)) is above
-   min_k Q_k(s_t, tanh mu(s_t)), the same critic step.
+   min_k Q_k(s_t, tanh mu(s_t)), the same critic step. Self-imitation (`self_imitation`) adds weight * the
+   same squared distance toward the replay's own actions a_t, on the states where min_k Q_k(s_t, a_t) (step
+   3's values) is above min_k Q_k(s_t, tanh mu(s_t)).
 5. Temperature loss: -log alpha (log pi + target entropy).
 6. One backward of the three losses (all use the networks as they were before this pass), each optimiser's
    gradient-norm clip and step, then the soft (Polyak) target update.
@@ -223,17 +225,32 @@ class SacTrainer:
         actor_loss = (alpha * logp_now - q_pi).mean()
         kick = torch.zeros((), device=self.device)
         kept = torch.ones((), device=self.device)
-        if cfg.kickstart_weight(self.updates) > 0.0:
-            mean_action, states = torch.tanh(mu[:-1]), obs[b:L]
+        imitate = torch.zeros((), device=self.device)
+        imitated = torch.zeros((), device=self.device)
+        mean_action, states = torch.tanh(mu[:-1]), obs[b:L]
+        q_own: Tensor | None = None
+        kick_on = cfg.kickstart_weight(self.updates) > 0.0
+        if (kick_on and cfg.kickstart_filter) or cfg.self_imitation > 0.0:
+            with torch.no_grad():  # the critics' value of the actor's own mean action
+                q_own = accel.actor_q(self.critic, torch.cat([states, mean_action], -1), h_prev, gh_seq)
+        if kick_on:
             keep = taught = None
             if cfg.kickstart_filter:  # the Q-filter: imitate where the critics prefer the teacher's action
+                assert q_own is not None
                 with torch.no_grad():
                     taught = teacher_action(states, cfg.arena_width, cfg.arena_height)
                     q_taught = accel.actor_q(self.critic, torch.cat([states, taught], -1), h_prev, gh_seq)
-                    q_own = accel.actor_q(self.critic, torch.cat([states, mean_action], -1), h_prev, gh_seq)
                     keep = (q_taught > q_own).to(mean_action.dtype)
                     kept = keep.mean()
             kick = distillation_loss(mean_action, states, cfg.arena_width, cfg.arena_height, keep, taught)
+        if cfg.self_imitation > 0.0:  # toward the replay's own actions where the critics rate them higher
+            assert q_own is not None
+            with torch.no_grad():
+                better = (q.detach().min(0).values > q_own).to(mean_action.dtype)
+                imitated = better.mean()
+            imitate = distillation_loss(
+                mean_action, states, cfg.arena_width, cfg.arena_height, better, act[b:L]
+            )
 
         # 5. Temperature loss.
         alpha_loss = -(self.log_alpha * (logp_now.detach() + cfg.entropy_target())).mean()
@@ -247,6 +264,8 @@ class SacTrainer:
             "q": q.detach().mean(),
             "kickstart_loss": kick,  # the actor minimises actor_loss + kickstart * kickstart_loss
             "kickstart_kept": kept,  # the share of states the Q-filter kept in the term (1 without it)
+            "self_imitation_loss": imitate,  # the actor minimises ... + self_imitation * self_imitation_loss
+            "self_imitation_kept": imitated,  # the share of states whose replay action the critics preferred
         }
 
     def _update(self, batch: Batch) -> dict[str, float]:
@@ -256,6 +275,8 @@ class SacTrainer:
         actor_total = loss["actor_loss"]
         if kick_weight > 0.0:
             actor_total = actor_total + kick_weight * loss["kickstart_loss"]
+        if cfg.self_imitation > 0.0:
+            actor_total = actor_total + cfg.self_imitation * loss["self_imitation_loss"]
 
         # 6. One backward; each optimiser clips its gradients' norm (the divisor goes to Adam as its
         # grad_scale) and steps; then the soft target update.
@@ -292,16 +313,21 @@ class SacTrainer:
                 loss["qf1_loss"],
                 loss["qf2_loss"],
                 loss["kickstart_kept"],
+                loss["self_imitation_loss"].detach(),
+                loss["self_imitation_kept"],
             ]
         ).tolist()
         self.publish()
         keys = ("critic_loss", "actor_loss", "alpha_loss", "alpha", "entropy", "q_mean", "critic_grad_norm")
-        names = keys + ("actor_grad_norm", "kickstart_loss", "qf1_loss", "qf2_loss", "kickstart_kept")
+        kicks = ("kickstart_loss", "qf1_loss", "qf2_loss", "kickstart_kept")
+        names = (*keys, "actor_grad_norm", *kicks, "self_imitation_loss", "self_imitation_kept")
         metrics: dict[str, float] = dict(zip(names, values, strict=True))
         if self.config.kickstart > 0.0:
             metrics["kickstart_weight"] = kick_weight
         if not (self.config.kickstart > 0.0 and self.config.kickstart_filter):
             del metrics["kickstart_kept"]
+        if not self.config.self_imitation > 0.0:
+            del metrics["self_imitation_loss"], metrics["self_imitation_kept"]
         metrics["updates"] = float(self.updates)
         metrics["replay_size"] = float(len(self.replay))
         metrics["env_steps"] = float(self.env_steps)

@@ -44,6 +44,12 @@ class TrainerConfig:
     # the teacher's action above the actor's own mean action (min of the twins), so the student leaves the
     # teacher wherever its critics say it does better, and keeps the teacher's action where they do not.
     kickstart_filter: bool = False
+    # Opt-in self-imitation (CRR's binary filter, Wang et al. 2020): the weight of the term
+    # mean keep * ||tanh(mu(s_t)) - a_t||^2 toward the replay's own actions a_t, kept only on the states
+    # where the critics rate a_t above the actor's mean action (min of the twins). It pulls the policy toward
+    # what the bot did and found better, at actions the critics were fitted on, never toward actions they
+    # never saw scored; 0 = off.
+    self_imitation: float = 0.0
     # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
     # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
     n_step: int = 1
@@ -68,6 +74,8 @@ class TrainerConfig:
             raise UserError(f"n_step must be 1 to {self.train_len} (the trained steps), not {self.n_step}", 2)
         if self.kickstart_anneal < 0:
             raise UserError("kickstart_anneal must be 0 (a constant weight) or more updates", 2)
+        if not self.self_imitation >= 0.0:
+            raise UserError(f"self_imitation must be 0 (off) or more, not {self.self_imitation}", 2)
 
 
 def resolve_device(name: str) -> torch.device:

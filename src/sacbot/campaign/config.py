@@ -154,6 +154,8 @@ class BotSettings(_Strict):
     kickstart: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     kickstart_anneal: int | None = Field(default=None, ge=0)  # learner updates until the weight reaches 0
     kickstart_filter: bool | None = None  # the Q-filter: imitate only where the critics prefer the teacher
+    # toward the replay's own actions where the critics rate them above the actor's mean (0: off)
+    self_imitation: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
@@ -173,6 +175,7 @@ class BotSettings(_Strict):
             "kickstart": self.kickstart,
             "kickstart_anneal": self.kickstart_anneal,
             "kickstart_filter": None if self.kickstart_filter is None else int(self.kickstart_filter),
+            "self_imitation": self.self_imitation,
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),

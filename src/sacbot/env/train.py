@@ -87,6 +87,7 @@ def train_fast(
     kickstart: float | None = None,
     kickstart_anneal: int | None = None,
     kickstart_filter: bool | None = None,
+    self_imitation: float | None = None,
     n_step: int | None = None,
     target_entropy: float | None = None,
     sizes: NetworkSizes | None = None,
@@ -140,6 +141,7 @@ def train_fast(
         kickstart,
         kickstart_anneal,
         kickstart_filter,
+        self_imitation,
         n_step,
         target_entropy,
         sizes,
@@ -157,6 +159,7 @@ def train_fast(
         kickstart = settings.kickstart if kickstart is None else kickstart
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
         kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
+        self_imitation = settings.self_imitation if self_imitation is None else self_imitation
         n_step = settings.n_step if n_step is None else n_step
         if target_entropy is None:
             target_entropy = target_entropy_for(settings.target_entropy, resumed)
@@ -164,6 +167,7 @@ def train_fast(
             sizes = network_sizes_for(settings, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
     assert n_step is not None and sizes is not None and kickstart_filter is not None
+    assert self_imitation is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -189,6 +193,7 @@ def train_fast(
             kickstart=kickstart,
             kickstart_anneal=kickstart_anneal,
             kickstart_filter=kickstart_filter,
+            self_imitation=self_imitation,
             n_step=n_step,
             target_entropy=target_entropy,
         )
@@ -219,7 +224,8 @@ def train_fast(
     trained_with = {
         "opponents": list(names), "sampling": "spread" if league_config is None else league_config.sampling,
         "radar_mode": radar_mode, "aim_shaping": aim_shaping, "kickstart": kickstart,
-        "kickstart_anneal": kickstart_anneal, "kickstart_filter": kickstart_filter, "n_step": n_step,
+        "kickstart_anneal": kickstart_anneal, "kickstart_filter": kickstart_filter,
+        "self_imitation": self_imitation, "n_step": n_step,
         "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
     }  # fmt: skip

@@ -157,6 +157,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 kickstart=kickstart,
                 kickstart_anneal=settings.kickstart_anneal,
                 kickstart_filter=kickstart_filter,
+                self_imitation=settings.self_imitation,
                 n_step=settings.n_step,
                 target_entropy=target_entropy_for(settings.target_entropy, first_meta),
             )
@@ -223,6 +224,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                     "aim_shaping": settings.aim_shaping,
                     "kickstart": kickstart,
                     "kickstart_filter": kickstart_filter,
+                    "self_imitation": settings.self_imitation,
                     "target_entropy": sac.config.entropy_target(),
                 },
                 replay_keep=settings.replay_keep,
@@ -273,6 +275,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     if settings.behaviour_log_std_min is not None and not eval_mode:
         floor = settings.behaviour_log_std_min
         _say(f"behaviour spread: play draws each action entry with log std at least {floor:g}")
+    if settings.self_imitation > 0.0 and not eval_mode:
+        _say(f"self-imitation {settings.self_imitation:g}: toward replay actions the critics rate higher")
     if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
         how = ", Q-filtered" if kickstart_filter else ""
         _say(f"kickstart {kickstart:g}{how} (the shipped actor's; SACBOT_KICKSTART[_FILTER] override)")
