@@ -207,9 +207,8 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     weights = tmp_path / "weights"
     sizes = NetworkSizes(angle_inputs=True, energy_inputs=True, log_std_max=-1.0)
     save_best(weights, TrainerConfig(sizes=sizes, seed=3, device="cpu"))
-    use_env(
-        monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-0.5"}
-    )
+    extra = {"SACBOT_BEHAVIOUR_LOG_STD_MIN": "-0.5", "SACBOT_SELF_IMITATION": "2"}
+    use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), **extra})
     run_battle(
         [BOTS / "SacBot", OPPONENT], game_setup_for("1v1", number_of_rounds=2), log_dir=tmp_path / "logs"
     )
@@ -218,8 +217,9 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     assert "loaded slot best" in log and "angle inputs on" in log and "energy inputs on" in log
     assert "log std bound -1: sampled actions stay nearer the mean" in log
     assert "behaviour spread: play draws each action entry with log std at least -0.5" in log
+    assert "self-imitation 2: toward replay actions the critics rate higher" in log
     meta = read_meta(weights / "latest.zip")
-    assert meta is not None and meta.updates > 0
+    assert meta is not None and meta.updates > 0 and meta.extra["self_imitation"] == 2.0
     assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
     assert meta.network_sizes["log_std_max"] == -1.0  # the policy's std bound goes on with it too
 
