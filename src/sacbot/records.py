@@ -177,6 +177,7 @@ class MetricsLine(_Line):
     actor_loss: MaybeNumber = None
     alpha_loss: MaybeNumber = None
     kickstart_loss: MaybeNumber = None
+    self_imitation_loss: MaybeNumber = None
     alpha: MaybeNumber = None
     replay_size: MaybeCount = None
     written_by: MaybeText = None

@@ -220,6 +220,8 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     assert "self-imitation 2: toward replay actions the critics rate higher" in log
     meta = read_meta(weights / "latest.zip")
     assert meta is not None and meta.updates > 0 and meta.extra["self_imitation"] == 2.0
+    passes = [json.loads(line) for line in (weights / "training_metrics.jsonl").read_text().splitlines()]
+    assert any((m.get("self_imitation_loss") or 0.0) > 0.0 for m in passes)  # the term acted in play's passes
     assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
     assert meta.network_sizes["log_std_max"] == -1.0  # the policy's std bound goes on with it too
 
