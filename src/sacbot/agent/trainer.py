@@ -246,7 +246,7 @@ class SacTrainer:
         if cfg.self_imitation > 0.0:  # toward the replay's own actions where the critics rate them higher
             assert q_own is not None
             with torch.no_grad():
-                better = (q.detach().min(0).values > q_own).to(mean_action.dtype)
+                better = (q.min(0).values > q_own).to(mean_action.dtype)
                 imitated = better.mean()
             imitate = distillation_loss(
                 mean_action, states, cfg.arena_width, cfg.arena_height, better, act[b:L]
