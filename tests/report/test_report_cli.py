@@ -123,6 +123,8 @@ def test_default_out_and_tolerance_of_malformed_lines_and_missing_fields(
         )
         for key in ("critic_loss", "actor_loss", "alpha_loss", "alpha"):
             line[key] = losses.get(key)
+        # Self-imitation on, the teacher's term off (a constant 0): the panel draws the one, not the other.
+        line["kickstart_loss"], line["self_imitation_loss"] = (0.0, 0.05 * i) if warm else (None, None)
         jsonl.append(weights / "training_metrics.jsonl", line)
     with (weights / "training_metrics.jsonl").open("a") as fh:
         fh.write(json.dumps({"time": t0 + 70, "critic_loss": 0.1}) + "\n")  # no env_steps: malformed
@@ -144,6 +146,8 @@ def test_default_out_and_tolerance_of_malformed_lines_and_missing_fields(
     assert table_row(text, "Corners") == ["Corners", "10", "7", "70.0%", "0.600", "2"]
     assert "Malformed lines skipped: eval_log.jsonl: 1, weights/training_metrics.jsonl: 1." in text
     assert "**all**" not in text  # one opponent: no total row
+    assert "Critic, actor and alpha losses, with the self-imitation term" in text
+    assert "teacher's term" not in text
 
 
 def write(path: Path, text: str) -> Path:

@@ -147,8 +147,13 @@ def test_training_win_rate_runs_over_pretraining_and_play_rounds_in_time_order()
     assert series[0].env_steps == round(59 / 110 * 20_000)
 
 
-def test_a_zero_kickstart_loss_is_no_curve_but_a_real_one_is() -> None:
+def test_a_zero_opt_in_loss_is_no_curve_but_a_real_one_is() -> None:
     off = [MetricPoint(1.0, 10, "play", 1, {"critic_loss": 1.0, "kickstart_loss": 0.0})]
     on = [MetricPoint(1.0, 10, "play", 1, {"critic_loss": 1.0, "kickstart_loss": 0.3})]
     assert loss_series(off)["kickstart_loss"] == [] and loss_series(off)["critic_loss"] == [(10, 1.0)]
     assert loss_series(on)["kickstart_loss"] == [(10, 0.3)]
+    both = [MetricPoint(1.0, 10, "play", 1, {"kickstart_loss": 0.3, "self_imitation_loss": 0.0})]
+    assert loss_series(both)["self_imitation_loss"] == []
+    assert loss_series(both)["kickstart_loss"] == [(10, 0.3)]
+    imitating = [MetricPoint(1.0, 10, "play", 1, {"kickstart_loss": 0.0, "self_imitation_loss": 0.2})]
+    assert loss_series(imitating)["self_imitation_loss"] == [(10, 0.2)]

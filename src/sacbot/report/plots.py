@@ -121,7 +121,7 @@ def _curve(
 def losses(series: Mapping[str, Sequence[tuple[int, float]]], pretrain_end: int | None = None) -> bytes:
     keys = [k for k, pts in series.items() if pts]
     fig, axes = _figure(rows=max(1, len(keys)), height=2.4 * max(1, len(keys)) + 0.6)
-    colors = ("tab:blue", "tab:orange", "tab:green", "tab:red")
+    colors = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:brown")
     for ax, key, color in zip(axes, keys, colors, strict=False):
         _curve(ax, series[key], key, color, pretrain_end)
         _mark_pretrain(ax, pretrain_end)

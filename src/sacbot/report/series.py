@@ -14,6 +14,7 @@ from sacbot.campaign.scoring import composite
 from sacbot.records import CampaignEvent, EvalRecord
 from sacbot.report.data import (
     LOSS_KEYS,
+    OPT_IN_LOSS_TERMS,
     ActiveClock,
     MetricPoint,
     RunData,
@@ -87,8 +88,9 @@ def loss_series(metrics: Sequence[MetricPoint]) -> dict[str, list[tuple[int, flo
             value = p.losses.get(key)
             if value is not None:
                 out[key].append((p.env_steps, value))
-    if not any(v for _, v in out["kickstart_loss"]):
-        out["kickstart_loss"] = []  # kickstarting off: the trainer logs a constant 0
+    for key in OPT_IN_LOSS_TERMS:
+        if not any(v for _, v in out[key]):
+            out[key] = []  # the term off: the trainer logs a constant 0 (or nothing)
     return out
 
 

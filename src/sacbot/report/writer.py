@@ -13,6 +13,7 @@ from sacbot.report.data import (
     CAMPAIGN_LOG,
     EVAL_LOG,
     JSONL_FILES,
+    OPT_IN_LOSS_TERMS,
     PLAY_METRICS,
     PLAY_ROUNDS,
     WEIGHTS_FOLDER_FILES,
@@ -202,9 +203,8 @@ def _plots(data: RunData, clock: ActiveClock) -> tuple[list[tuple[str, str, Call
         )
     loss = loss_series(data.metrics)
     if any(loss.values()):
-        caption = "Critic, actor and alpha losses" + (
-            ", and the teacher's term" if loss["kickstart_loss"] else ""
-        )
+        terms = " and ".join(name for key, name in OPT_IN_LOSS_TERMS.items() if loss[key])
+        caption = "Critic, actor and alpha losses" + (f", with {terms}" if terms else "")
         todo.append(("losses.png", caption, lambda: plots.losses(loss, pre)))
     else:
         notes.append("No loss curves: no training metrics with losses (no update has run).")
