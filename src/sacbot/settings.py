@@ -79,8 +79,11 @@ class SacbotSettings(BaseSettings):
     # Opt-in: potential-based aim shaping k (sacbot.agent.features), the teacher's weight (agent.teacher).
     aim_shaping: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     kickstart: float = Field(0.0, ge=0.0, allow_inf_nan=False)
-    # The kickstart weight fades linearly to 0 at this many learner updates (in checkpoints); 0: constant.
+    # The kickstart weight fades linearly to the floor at this many learner updates (in checkpoints), from
+    # `kickstart_anneal_from` on; 0: constant.
     kickstart_anneal: int = Field(0, ge=0)
+    kickstart_anneal_from: int = Field(0, ge=0)
+    kickstart_floor: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     # Q-filtered kickstarting: the term counts only where the critics prefer the teacher's action.
     kickstart_filter: bool = False
     # Opt-in self-imitation: the weight of a term pulling the actor toward the replay's own actions where the

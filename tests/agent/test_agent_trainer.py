@@ -310,12 +310,23 @@ def test_a_bad_n_step_or_anneal_is_one_clear_error() -> None:
         config(n_step=17)
     with pytest.raises(UserError, match="kickstart_anneal"):
         config(kickstart_anneal=-1)
+    with pytest.raises(UserError, match="need kickstart_anneal"):
+        config(kickstart=50.0, kickstart_floor=10.0)  # a floor without a fade
+    with pytest.raises(UserError, match="kickstart_anneal_from must be"):
+        config(kickstart=50.0, kickstart_anneal=1000, kickstart_anneal_from=1000)
+    with pytest.raises(UserError, match="kickstart_floor must be 0 to kickstart"):
+        config(kickstart=5.0, kickstart_anneal=1000, kickstart_floor=10.0)
 
 
 def test_the_kickstart_weight_fades_linearly_to_zero_and_stays_there() -> None:
     cfg = config(kickstart=50.0, kickstart_anneal=1000)
     assert [cfg.kickstart_weight(u) for u in (0, 500, 1000, 5000)] == [50.0, 25.0, 0.0, 0.0]
     assert config(kickstart=50.0).kickstart_weight(10**9) == 50.0  # no annealing: constant
+
+
+def test_the_kickstart_weight_holds_then_fades_to_its_floor() -> None:
+    cfg = config(kickstart=50.0, kickstart_anneal=3000, kickstart_anneal_from=1000, kickstart_floor=10.0)
+    assert [cfg.kickstart_weight(u) for u in (0, 1000, 2000, 3000, 10**6)] == [50.0, 50.0, 30.0, 10.0, 10.0]
 
 
 @pytest.mark.parametrize(

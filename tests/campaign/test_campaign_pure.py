@@ -71,6 +71,8 @@ opponents = ["SpinBot"]
 radar_mode = "lock"
 kickstart = 2.5
 kickstart_anneal = 6000
+kickstart_anneal_from = 2000
+kickstart_floor = 0.5
 kickstart_filter = true
 self_imitation = 2.0
 n_step = 5
@@ -87,6 +89,8 @@ eval_actions = "speed"
         "SACBOT_RADAR_MODE": "lock",
         "SACBOT_KICKSTART": "2.5",
         "SACBOT_KICKSTART_ANNEAL": "6000",
+        "SACBOT_KICKSTART_ANNEAL_FROM": "2000",
+        "SACBOT_KICKSTART_FLOOR": "0.5",
         "SACBOT_KICKSTART_FILTER": "1",
         "SACBOT_SELF_IMITATION": "2.0",
         "SACBOT_N_STEP": "5",
@@ -122,6 +126,7 @@ eval_actions = "speed"
         ({**MINIMAL, "bot": {"kickstart": float("inf")}}, "bot.kickstart"),
         ({**MINIMAL, "bot": {"n_step": 17}}, "bot.n_step"),
         ({**MINIMAL, "bot": {"kickstart_anneal": -5}}, "bot.kickstart_anneal"),
+        ({**MINIMAL, "bot": {"kickstart_floor": -1.0}}, "bot.kickstart_floor"),
         ({**MINIMAL, "bot": {"log_std_max": 2.5}}, "bot.log_std_max"),
         ({**MINIMAL, "bot": {"kickstart": 5.0}, "game": {"setup": {"arena_width": 1000}}}, "bot.kickstart"),
         ({k: v for k, v in MINIMAL.items() if k != "name"}, "name"),

@@ -37,9 +37,12 @@ class TrainerConfig:
     # Opt-in kickstarting (`sacbot.agent.teacher`): the weight of the distillation term
     # mean ||tanh(mu(s_t)) - teacher(s_t)||^2 added to the actor loss on the trained steps; 0 = off.
     kickstart: float = 0.0
-    # Kickstart annealing: the weight falls linearly from `kickstart` at update 0 to 0 at this update count
-    # (the learner's own, kept in checkpoints, so a resumed run goes on fading); 0 = a constant weight.
+    # Kickstart annealing: the weight falls linearly from `kickstart` to `kickstart_floor` between the
+    # update counts `kickstart_anneal_from` and `kickstart_anneal` (the learner's own, kept in checkpoints,
+    # so a resumed run goes on fading), and stays at the floor after; 0 = a constant weight.
     kickstart_anneal: int = 0
+    kickstart_anneal_from: int = 0
+    kickstart_floor: float = 0.0
     # Q-filtered kickstarting (Nair et al., 2018): the term counts only on the states where the critics rate
     # the teacher's action above the actor's own mean action (min of the twins), so the student leaves the
     # teacher wherever its critics say it does better, and keeps the teacher's action where they do not.
@@ -67,13 +70,27 @@ class TrainerConfig:
         """The distillation term's weight at this update count (see `kickstart_anneal`)."""
         if self.kickstart_anneal <= 0:
             return self.kickstart
-        return self.kickstart * max(0.0, 1.0 - updates / self.kickstart_anneal)
+        span = self.kickstart_anneal - self.kickstart_anneal_from
+        done = min(1.0, max(0.0, (updates - self.kickstart_anneal_from) / span))
+        return self.kickstart + (self.kickstart_floor - self.kickstart) * done
 
     def __post_init__(self) -> None:
         if not 1 <= self.n_step <= self.train_len:
             raise UserError(f"n_step must be 1 to {self.train_len} (the trained steps), not {self.n_step}", 2)
         if self.kickstart_anneal < 0:
             raise UserError("kickstart_anneal must be 0 (a constant weight) or more updates", 2)
+        if self.kickstart_anneal == 0 and (self.kickstart_anneal_from or self.kickstart_floor):
+            raise UserError("kickstart_anneal_from and kickstart_floor need kickstart_anneal (its end)", 2)
+        if not 0 <= self.kickstart_anneal_from < max(1, self.kickstart_anneal):
+            raise UserError(
+                "kickstart_anneal_from must be 0 or more and below kickstart_anneal"
+                f" ({self.kickstart_anneal}), not {self.kickstart_anneal_from}",
+                2,
+            )
+        if not 0.0 <= self.kickstart_floor <= self.kickstart:
+            raise UserError(
+                f"kickstart_floor must be 0 to kickstart ({self.kickstart:g}), not {self.kickstart_floor}", 2
+            )
         if not self.self_imitation >= 0.0:
             raise UserError(f"self_imitation must be 0 (off) or more, not {self.self_imitation}", 2)
 

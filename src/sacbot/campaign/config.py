@@ -152,7 +152,11 @@ class BotSettings(_Strict):
     radar_mode: Literal["spin", "lock"] | None = None
     aim_shaping: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     kickstart: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
-    kickstart_anneal: int | None = Field(default=None, ge=0)  # learner updates until the weight reaches 0
+    # learner updates until the weight reaches the floor (0, unless kickstart_floor says), fading from the
+    # update kickstart_anneal_from on (0: from the start)
+    kickstart_anneal: int | None = Field(default=None, ge=0)
+    kickstart_anneal_from: int | None = Field(default=None, ge=0)
+    kickstart_floor: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     kickstart_filter: bool | None = None  # the Q-filter: imitate only where the critics prefer the teacher
     # toward the replay's own actions where the critics rate them above the actor's mean (0: off)
     self_imitation: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
@@ -174,6 +178,8 @@ class BotSettings(_Strict):
             "aim_shaping": self.aim_shaping,
             "kickstart": self.kickstart,
             "kickstart_anneal": self.kickstart_anneal,
+            "kickstart_anneal_from": self.kickstart_anneal_from,
+            "kickstart_floor": self.kickstart_floor,
             "kickstart_filter": None if self.kickstart_filter is None else int(self.kickstart_filter),
             "self_imitation": self.self_imitation,
             "n_step": self.n_step,

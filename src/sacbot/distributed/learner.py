@@ -165,6 +165,7 @@ def train_ray(
         TrainerConfig(
             sizes=sizes, device=device, seed=seed,
             kickstart=settings.kickstart, kickstart_anneal=settings.kickstart_anneal,
+            kickstart_anneal_from=settings.kickstart_anneal_from, kickstart_floor=settings.kickstart_floor,
             kickstart_filter=settings.kickstart_filter, self_imitation=settings.self_imitation,
             n_step=settings.n_step,
             target_entropy=target_entropy_for(settings.target_entropy, resumed),
@@ -181,6 +182,7 @@ def train_ray(
         "opponents": list(names), "sampling": "spread", "radar_mode": radar_mode,
         "aim_shaping": settings.aim_shaping, "kickstart": settings.kickstart,
         "kickstart_anneal": settings.kickstart_anneal, "kickstart_filter": settings.kickstart_filter,
+        "kickstart_anneal_from": settings.kickstart_anneal_from, "kickstart_floor": settings.kickstart_floor,
         "self_imitation": settings.self_imitation,
         "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,

@@ -86,6 +86,8 @@ def train_fast(
     aim_shaping: float | None = None,
     kickstart: float | None = None,
     kickstart_anneal: int | None = None,
+    kickstart_anneal_from: int | None = None,
+    kickstart_floor: float | None = None,
     kickstart_filter: bool | None = None,
     self_imitation: float | None = None,
     n_step: int | None = None,
@@ -140,6 +142,8 @@ def train_fast(
         aim_shaping,
         kickstart,
         kickstart_anneal,
+        kickstart_anneal_from,
+        kickstart_floor,
         kickstart_filter,
         self_imitation,
         n_step,
@@ -158,6 +162,9 @@ def train_fast(
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
         kickstart = settings.kickstart if kickstart is None else kickstart
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
+        if kickstart_anneal_from is None:
+            kickstart_anneal_from = settings.kickstart_anneal_from
+        kickstart_floor = settings.kickstart_floor if kickstart_floor is None else kickstart_floor
         kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
         self_imitation = settings.self_imitation if self_imitation is None else self_imitation
         n_step = settings.n_step if n_step is None else n_step
@@ -167,7 +174,7 @@ def train_fast(
             sizes = network_sizes_for(settings, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
     assert n_step is not None and sizes is not None and kickstart_filter is not None
-    assert self_imitation is not None
+    assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -192,6 +199,8 @@ def train_fast(
             seed=seed,
             kickstart=kickstart,
             kickstart_anneal=kickstart_anneal,
+            kickstart_anneal_from=kickstart_anneal_from,
+            kickstart_floor=kickstart_floor,
             kickstart_filter=kickstart_filter,
             self_imitation=self_imitation,
             n_step=n_step,
@@ -224,7 +233,8 @@ def train_fast(
     trained_with = {
         "opponents": list(names), "sampling": "spread" if league_config is None else league_config.sampling,
         "radar_mode": radar_mode, "aim_shaping": aim_shaping, "kickstart": kickstart,
-        "kickstart_anneal": kickstart_anneal, "kickstart_filter": kickstart_filter,
+        "kickstart_anneal": kickstart_anneal, "kickstart_anneal_from": kickstart_anneal_from,
+        "kickstart_floor": kickstart_floor, "kickstart_filter": kickstart_filter,
         "self_imitation": self_imitation, "n_step": n_step,
         "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
