@@ -86,6 +86,8 @@ class SacbotSettings(BaseSettings):
     kickstart_floor: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     # Q-filtered kickstarting: the term counts only where the critics prefer the teacher's action.
     kickstart_filter: bool = False
+    # The teacher's term on the movement entries (turn, speed) times this, against the gun's; 1: the same.
+    kickstart_movement: float = Field(1.0, ge=0.0, allow_inf_nan=False)
     # Opt-in self-imitation: the weight of a term pulling the actor toward the replay's own actions where the
     # critics rate them above its mean action (`TrainerConfig.self_imitation`); 0 = off.
     self_imitation: float = Field(0.0, ge=0.0, allow_inf_nan=False)

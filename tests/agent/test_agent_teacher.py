@@ -84,6 +84,22 @@ def test_the_distillation_loss_ignores_the_fire_entry_while_the_gun_is_hot() -> 
     assert float(distillation_loss(never_fires, hot)) == 0.0
 
 
+def test_the_movement_scale_weighs_the_turn_and_speed_entries_only() -> None:
+    obs = state(gun=30.0, enemy=(100.0, 30.0, 0.0, 0.0, 1.0))
+    target = teacher_action(obs)
+    off_course, off_aim = target.clone(), target.clone()
+    off_course[0] += 0.5  # the body turn
+    off_course[1] -= 0.5  # the speed
+    off_aim[2] += 0.5  # the gun turn
+    assert float(distillation_loss(off_course, obs)) == pytest.approx(0.5)
+    assert float(distillation_loss(off_course, obs, movement=0.2)) == pytest.approx(0.1)
+    assert float(distillation_loss(off_course, obs, movement=0.0)) == 0.0
+    for movement in (0.0, 0.2, 5.0):  # the gun's entries keep their weight
+        assert float(distillation_loss(off_aim, obs, movement=movement)) == pytest.approx(0.25)
+    with pytest.raises(UserError, match="kickstart_movement"):
+        TrainerConfig(kickstart_movement=-1.0)
+
+
 def test_batched_actions_equal_one_at_a_time_and_stay_in_range() -> None:
     rng = np.random.default_rng(3)
     batch = torch.from_numpy(rng.uniform(-1, 1, (5, 7, 17)).astype(np.float32))

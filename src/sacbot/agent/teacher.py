@@ -117,18 +117,22 @@ def distillation_loss(
     arena_height: float = 600.0,
     keep: Tensor | None = None,
     target: Tensor | None = None,
+    movement: float = 1.0,
 ) -> Tensor:
     """Mean over states of ||action_mean - teacher(obs)||^2, the fire entry counted only where the gun is cool
     (a hot gun ignores the request, so there the student may ask anything). `keep` (0/1 per state, the
     shape of obs without its last axis) zeroes the term on the states it leaves out (the Q-filter); the mean
     stays over all states, so the term shrinks as fewer states keep it. `target`: the actions to pull toward
     when not the teacher's on obs (the teacher's when the caller has them already; the trainer's
-    self-imitation passes the replay's own)."""
+    self-imitation passes the replay's own). `movement` scales the movement entries (turn and speed)
+    against the gun's (gun turn and fire)."""
     with torch.no_grad():
         if target is None:
             target = teacher_action(obs, arena_width, arena_height)
         weight = torch.ones_like(target)
         weight[..., 3] = (obs[..., 6] <= 0.0).to(weight.dtype)
+        if movement != 1.0:
+            weight[..., :2] = movement
     per_state = ((action_mean - target).pow(2) * weight).sum(-1)
     if keep is not None:
         per_state = per_state * keep

@@ -242,7 +242,9 @@ class SacTrainer:
                     q_taught = accel.actor_q(self.critic, torch.cat([states, taught], -1), h_prev, gh_seq)
                     keep = (q_taught > q_own).to(mean_action.dtype)
                     kept = keep.mean()
-            kick = distillation_loss(mean_action, states, cfg.arena_width, cfg.arena_height, keep, taught)
+            kick = distillation_loss(
+                mean_action, states, cfg.arena_width, cfg.arena_height, keep, taught, cfg.kickstart_movement
+            )
         if cfg.self_imitation > 0.0:  # toward the replay's own actions where the critics rate them higher
             assert q_own is not None
             with torch.no_grad():

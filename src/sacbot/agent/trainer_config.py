@@ -3,6 +3,7 @@ its `device` setting names (`resolve_device`)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import torch
@@ -47,6 +48,9 @@ class TrainerConfig:
     # the teacher's action above the actor's own mean action (min of the twins), so the student leaves the
     # teacher wherever its critics say it does better, and keeps the teacher's action where they do not.
     kickstart_filter: bool = False
+    # The term's weight on the movement entries (turn and speed) against the gun's (gun turn and fire):
+    # 1 = the same; 0.2 with kickstart 50 holds the gun at 50 and the movement at 10.
+    kickstart_movement: float = 1.0
     # Opt-in self-imitation (CRR's binary filter, Wang et al. 2020): the weight of the term
     # mean keep * ||tanh(mu(s_t)) - a_t||^2 toward the replay's own actions a_t, kept only on the states
     # where the critics rate a_t above the actor's mean action (min of the twins). It pulls the policy toward
@@ -91,6 +95,8 @@ class TrainerConfig:
             raise UserError(
                 f"kickstart_floor must be 0 to kickstart ({self.kickstart:g}), not {self.kickstart_floor}", 2
             )
+        if not (self.kickstart_movement >= 0.0 and math.isfinite(self.kickstart_movement)):
+            raise UserError(f"kickstart_movement must be 0 or more, not {self.kickstart_movement}", 2)
         if not self.self_imitation >= 0.0:
             raise UserError(f"self_imitation must be 0 (off) or more, not {self.self_imitation}", 2)
 

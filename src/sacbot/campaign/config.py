@@ -158,6 +158,8 @@ class BotSettings(_Strict):
     kickstart_anneal_from: int | None = Field(default=None, ge=0)
     kickstart_floor: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     kickstart_filter: bool | None = None  # the Q-filter: imitate only where the critics prefer the teacher
+    # the term on the movement entries (turn, speed) times this, against the gun's (1: the same)
+    kickstart_movement: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     # toward the replay's own actions where the critics rate them above the actor's mean (0: off)
     self_imitation: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
@@ -180,6 +182,7 @@ class BotSettings(_Strict):
             "kickstart_anneal": self.kickstart_anneal,
             "kickstart_anneal_from": self.kickstart_anneal_from,
             "kickstart_floor": self.kickstart_floor,
+            "kickstart_movement": self.kickstart_movement,
             "kickstart_filter": None if self.kickstart_filter is None else int(self.kickstart_filter),
             "self_imitation": self.self_imitation,
             "n_step": self.n_step,
