@@ -243,7 +243,9 @@ def test_the_live_page_follows_a_game_on_the_embedded_arena(
             assert behind and -2 <= min(behind) <= 6, behind
             # Paused, the page holds a frame (the game goes on) and draws the bots where that tick has them.
             pause(driver)
-            click(driver, "show-scans")
+            drawn = state(driver)["draws"]
+            click(driver, "show-scans")  # scan arcs off: they are drawn over the tanks, half transparent
+            wait_for(lambda: state(driver)["draws"] > drawn, what="the frame redrawn without scans")
             s = state(driver)
             tick = driver.execute_script("return window.sacbotViewer.tick()")
             assert tick["turnNumber"] == s["turn"]

@@ -88,6 +88,7 @@ class Viewer {
     this.followed = null; // bot id
     this.dirty = true;
     this.drawn = -1;
+    this.draws = 0; // how many times the canvas was drawn: tests wait for a redraw
     this.connected = false;
     this.svgCache = new Map();
     this.view = { k: 1, ox: 0, oy: 0 };
@@ -361,6 +362,7 @@ class Viewer {
   }
 
   draw() {
+    this.draws += 1;
     const S = this.S, ctx = this.ctx, cw = this.canvas.width, ch = this.canvas.height;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = S.canvas.background;
@@ -762,6 +764,7 @@ class Viewer {
     const f = this.frames[this.cursor];
     return { mode: this.mode, cursor: this.cursor, frames: this.frames.length, playing: this.playing,
       following: this.following, speed: this.speed, connected: this.connected, drawn: this.drawn,
+      draws: this.draws,
       round: f ? f.tick.roundNumber : 0, turn: f ? f.tick.turnNumber : 0,
       rounds: this.game ? this.game.roundStarts.length : 0, followed: this.followed,
       arena: this.game ? [this.game.setup.arenaWidth, this.game.setup.arenaHeight] : null };
