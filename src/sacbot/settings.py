@@ -88,6 +88,8 @@ class SacbotSettings(BaseSettings):
     kickstart_filter: bool = False
     # The teacher's term on the movement entries (turn, speed) times this, against the gun's; 1: the same.
     kickstart_movement: float = Field(1.0, ge=0.0, allow_inf_nan=False)
+    # ... from this learner update on (the full term on the movement before it); 0: from the start.
+    kickstart_movement_from: int = Field(0, ge=0)
     # Opt-in self-imitation: the weight of a term pulling the actor toward the replay's own actions where the
     # critics rate them above its mean action (`TrainerConfig.self_imitation`); 0 = off.
     self_imitation: float = Field(0.0, ge=0.0, allow_inf_nan=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -127,7 +128,7 @@ SMALL = NetworkSizes(embed=32, hidden=32, head=32)
 
 
 def _filled(
-    kickstart: float, anneal: int = 0, q_filter: bool = False, self_imitation: float = 0.0
+    kickstart: float, anneal: int = 0, q_filter: bool = False, self_imitation: float = 0.0, **config: Any
 ) -> SacTrainer:
     """A small trainer whose replay holds real engine rounds, played by the teacher with noise."""
     trainer = SacTrainer(
@@ -141,6 +142,7 @@ def _filled(
             kickstart_anneal=anneal,
             kickstart_filter=q_filter,
             self_imitation=self_imitation,
+            **config,
         )
     )
     rng = np.random.default_rng(0)
@@ -203,6 +205,24 @@ def test_an_annealed_kickstart_acts_until_it_fades_then_the_update_is_plain_sac(
     assert weights == pytest.approx([5.0, 10.0 / 3.0, 5.0 / 3.0])
     m = faded.train_step()  # update 3: faded out, no term, no teacher call
     assert m is not None and m["kickstart_weight"] == 0.0 and m["kickstart_loss"] == 0.0
+
+
+def test_the_movement_scale_switches_on_at_its_update() -> None:
+    full = _filled(kickstart=5.0)
+    split = _filled(kickstart=5.0, kickstart_movement=0.0, kickstart_movement_from=2)
+    for update in range(3):
+        a, b = full.train_step(), split.train_step()
+        assert a is not None and b is not None
+        if update < 2:  # the full term on the movement: the same update as without the setting
+            assert b["kickstart_loss"] == pytest.approx(a["kickstart_loss"])
+            assert b["actor_loss"] == pytest.approx(a["actor_loss"])
+        else:  # the same networks and batch, the movement's share of the term gone
+            assert 0.0 < b["kickstart_loss"] < a["kickstart_loss"]
+    assert split.config.movement_scale(1) == 1.0 and split.config.movement_scale(10**6) == 0.0
+    with pytest.raises(UserError, match="kickstart_movement_from needs kickstart_movement"):
+        TrainerConfig(kickstart=5.0, kickstart_movement_from=100)
+    with pytest.raises(UserError, match="kickstart_movement_from must be 0 or more"):
+        TrainerConfig(kickstart=5.0, kickstart_movement=0.2, kickstart_movement_from=-1)
 
 
 def test_the_distillation_term_counts_only_the_states_it_keeps() -> None:

@@ -74,6 +74,7 @@ kickstart_anneal = 6000
 kickstart_anneal_from = 2000
 kickstart_floor = 0.5
 kickstart_movement = 0.2
+kickstart_movement_from = 3000
 kickstart_filter = true
 self_imitation = 2.0
 n_step = 5
@@ -93,6 +94,7 @@ eval_actions = "speed"
         "SACBOT_KICKSTART_ANNEAL_FROM": "2000",
         "SACBOT_KICKSTART_FLOOR": "0.5",
         "SACBOT_KICKSTART_MOVEMENT": "0.2",
+        "SACBOT_KICKSTART_MOVEMENT_FROM": "3000",
         "SACBOT_KICKSTART_FILTER": "1",
         "SACBOT_SELF_IMITATION": "2.0",
         "SACBOT_N_STEP": "5",

@@ -243,7 +243,13 @@ class SacTrainer:
                     keep = (q_taught > q_own).to(mean_action.dtype)
                     kept = keep.mean()
             kick = distillation_loss(
-                mean_action, states, cfg.arena_width, cfg.arena_height, keep, taught, cfg.kickstart_movement
+                mean_action,
+                states,
+                cfg.arena_width,
+                cfg.arena_height,
+                keep,
+                taught,
+                cfg.movement_scale(self.updates),
             )
         if cfg.self_imitation > 0.0:  # toward the replay's own actions where the critics rate them higher
             assert q_own is not None

@@ -51,6 +51,9 @@ class TrainerConfig:
     # The term's weight on the movement entries (turn and speed) against the gun's (gun turn and fire):
     # 1 = the same; 0.2 with kickstart 50 holds the gun at 50 and the movement at 10.
     kickstart_movement: float = 1.0
+    # The update from which `kickstart_movement` applies (the learner's own count, kept in checkpoints);
+    # before it the movement's term weighs what the gun's does. 0: from the start.
+    kickstart_movement_from: int = 0
     # Opt-in self-imitation (CRR's binary filter, Wang et al. 2020): the weight of the term
     # mean keep * ||tanh(mu(s_t)) - a_t||^2 toward the replay's own actions a_t, kept only on the states
     # where the critics rate a_t above the actor's mean action (min of the twins). It pulls the policy toward
@@ -78,6 +81,10 @@ class TrainerConfig:
         done = min(1.0, max(0.0, (updates - self.kickstart_anneal_from) / span))
         return self.kickstart + (self.kickstart_floor - self.kickstart) * done
 
+    def movement_scale(self, updates: int) -> float:
+        """The teacher's term on the movement entries against the gun's at this update count."""
+        return self.kickstart_movement if updates >= self.kickstart_movement_from else 1.0
+
     def __post_init__(self) -> None:
         if not 1 <= self.n_step <= self.train_len:
             raise UserError(f"n_step must be 1 to {self.train_len} (the trained steps), not {self.n_step}", 2)
@@ -97,6 +104,12 @@ class TrainerConfig:
             )
         if not (self.kickstart_movement >= 0.0 and math.isfinite(self.kickstart_movement)):
             raise UserError(f"kickstart_movement must be 0 or more, not {self.kickstart_movement}", 2)
+        if self.kickstart_movement_from < 0:
+            raise UserError(
+                f"kickstart_movement_from must be 0 or more, not {self.kickstart_movement_from}", 2
+            )
+        if self.kickstart_movement_from and self.kickstart_movement == 1.0:
+            raise UserError("kickstart_movement_from needs kickstart_movement (the scale it switches to)", 2)
         if not self.self_imitation >= 0.0:
             raise UserError(f"self_imitation must be 0 (off) or more, not {self.self_imitation}", 2)
 

@@ -160,6 +160,7 @@ class BotSettings(_Strict):
     kickstart_filter: bool | None = None  # the Q-filter: imitate only where the critics prefer the teacher
     # the term on the movement entries (turn, speed) times this, against the gun's (1: the same)
     kickstart_movement: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    kickstart_movement_from: int | None = Field(default=None, ge=0)  # ... from this update on (0: the start)
     # toward the replay's own actions where the critics rate them above the actor's mean (0: off)
     self_imitation: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
@@ -183,6 +184,7 @@ class BotSettings(_Strict):
             "kickstart_anneal_from": self.kickstart_anneal_from,
             "kickstart_floor": self.kickstart_floor,
             "kickstart_movement": self.kickstart_movement,
+            "kickstart_movement_from": self.kickstart_movement_from,
             "kickstart_filter": None if self.kickstart_filter is None else int(self.kickstart_filter),
             "self_imitation": self.self_imitation,
             "n_step": self.n_step,

@@ -89,6 +89,7 @@ def train_fast(
     kickstart_anneal_from: int | None = None,
     kickstart_floor: float | None = None,
     kickstart_movement: float | None = None,
+    kickstart_movement_from: int | None = None,
     kickstart_filter: bool | None = None,
     self_imitation: float | None = None,
     n_step: int | None = None,
@@ -146,6 +147,7 @@ def train_fast(
         kickstart_anneal_from,
         kickstart_floor,
         kickstart_movement,
+        kickstart_movement_from,
         kickstart_filter,
         self_imitation,
         n_step,
@@ -169,6 +171,8 @@ def train_fast(
         kickstart_floor = settings.kickstart_floor if kickstart_floor is None else kickstart_floor
         if kickstart_movement is None:
             kickstart_movement = settings.kickstart_movement
+        if kickstart_movement_from is None:
+            kickstart_movement_from = settings.kickstart_movement_from
         kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
         self_imitation = settings.self_imitation if self_imitation is None else self_imitation
         n_step = settings.n_step if n_step is None else n_step
@@ -179,7 +183,7 @@ def train_fast(
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
     assert n_step is not None and sizes is not None and kickstart_filter is not None
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
-    assert kickstart_movement is not None
+    assert kickstart_movement is not None and kickstart_movement_from is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -207,6 +211,7 @@ def train_fast(
             kickstart_anneal_from=kickstart_anneal_from,
             kickstart_floor=kickstart_floor,
             kickstart_movement=kickstart_movement,
+            kickstart_movement_from=kickstart_movement_from,
             kickstart_filter=kickstart_filter,
             self_imitation=self_imitation,
             n_step=n_step,
@@ -241,6 +246,7 @@ def train_fast(
         "radar_mode": radar_mode, "aim_shaping": aim_shaping, "kickstart": kickstart,
         "kickstart_anneal": kickstart_anneal, "kickstart_anneal_from": kickstart_anneal_from,
         "kickstart_floor": kickstart_floor, "kickstart_movement": kickstart_movement,
+        "kickstart_movement_from": kickstart_movement_from,
         "kickstart_filter": kickstart_filter,
         "self_imitation": self_imitation, "n_step": n_step,
         "target_entropy": trainer.config.entropy_target(),

@@ -159,6 +159,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 kickstart_anneal_from=settings.kickstart_anneal_from,
                 kickstart_floor=settings.kickstart_floor,
                 kickstart_movement=settings.kickstart_movement,
+                kickstart_movement_from=settings.kickstart_movement_from,
                 kickstart_filter=kickstart_filter,
                 self_imitation=settings.self_imitation,
                 n_step=settings.n_step,

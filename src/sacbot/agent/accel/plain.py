@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 def gru_sequence(x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor, b_hh: Tensor) -> Tensor:
     """Outputs (G, T, B, H) of G GRUs over x (G, T, B, I) from h0 (G, B, H), weights stacked (G, ...)."""
-    # Arguments: has_biases, num_layers, dropout, train, bidirectional, batch_first. train is True (no dropout,
-    # so the same maths): cuDNN's backward refuses a forward run in inference mode, which broke the CUDA learner.
+    # Arguments: has_biases, num_layers, dropout, train, bidirectional, batch_first. train is True (no
+    # dropout, so the same maths): cuDNN's backward refuses a forward run in inference mode.
     outs = [
         torch._VF.gru(
             x[g], h0[g].unsqueeze(0), [w_ih[g], w_hh[g], b_ih[g], b_hh[g]], True, 1, 0.0, True, False, False
