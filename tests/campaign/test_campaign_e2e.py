@@ -261,6 +261,28 @@ def test_pretraining_phase_seeds_the_first_chunk(tmp_path: Path) -> None:
     assert int(trained["counters.env_steps"]) > int(pretrained["counters.env_steps"])
 
 
+def test_a_pretraining_already_at_its_budget_is_not_run_again(tmp_path: Path) -> None:
+    """Stopped after train-fast finished but before the campaign took its weights: the re-run trains no
+    more steps and starts chunk 1 from that checkpoint."""
+    cfg = write_campaign(tmp_path, budget=1, every=0)
+    cfg.write_text(cfg.read_text() + f'\n[pretrain]\nsteps = 2500\nenvs = 2\nopponents = ["{OPPONENT}"]\n')
+    out = tmp_path / "run"
+    fast = [sys.executable, "-m", "sacbot", "train-fast", "--opponents", OPPONENT, "--steps", "2500"]
+    fast += ["--envs", "2", "--out", str(out / "pretrain"), "--seed", "3"]
+    done = subprocess.run(fast, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    before = read_meta(out / "pretrain" / "latest.zip")
+    assert before is not None and before.env_steps >= 2500
+    result = campaign(cfg, out)
+    assert result.returncode == 0, result.stderr[-2000:]
+    events = [e["event"] for e in log(out)]
+    assert "pretrain_start" not in events and events.index("pretrain_done") < events.index("chunk_start")
+    after = read_meta(out / "pretrain" / "latest.zip")
+    assert after is not None and after.env_steps == before.env_steps
+    trained = read_meta(out / "weights" / "latest.zip")
+    assert trained is not None and trained.env_steps > before.env_steps  # chunk 1 went on from it
+
+
 def test_sigterm_during_pretraining_saves_it_where_it_stands_and_the_rerun_resumes_it(tmp_path: Path) -> None:
     """A supervisor's SIGTERM to the campaign reaches its train-fast, which saves that env step and its
     replay; no process is left, and the re-run resumes the pretraining from there."""
@@ -298,3 +320,6 @@ def test_sigterm_during_pretraining_saves_it_where_it_stands_and_the_rerun_resum
     resumed = (out / "logs" / "pretrain.log").read_text()
     assert f"resumed from {out / 'pretrain' / 'latest.zip'} (env steps {meta.env_steps}," in resumed, resumed
     assert "kept rounds" in resumed
+    # The resumed pretraining is given what is left of the file's budget, not the whole budget again.
+    starts = [e["command"] for e in log(out) if e["event"] == "pretrain_start"]
+    assert "--steps 10000000 " in starts[0] and f"--steps {10000000 - meta.env_steps} " in starts[1], starts

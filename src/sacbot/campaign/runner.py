@@ -21,7 +21,7 @@ from typing import Any
 
 from sacbot.campaign.arena_lifecycle import ArenaServer, GameSelection
 from sacbot.campaign.bot_env import BotDirs, chunk_env, eval_env, game_booters, stop_bots
-from sacbot.campaign.config import Campaign, opponent_name
+from sacbot.campaign.config import Campaign, PretrainConfig, opponent_name
 from sacbot.campaign.faults import Fault, FaultPlan
 from sacbot.campaign.loop import ChunkFailed, ChunkOutcome, GameScore, Reporter
 from sacbot.campaign.scoring import summarize_results
@@ -97,15 +97,39 @@ class ArenaBackend:
         return GameScore(result.rounds, wins, win_rate, share, damage)
 
     def pretrain(self, report: Reporter) -> None:
-        import subprocess
-
         cfg = self.campaign.pretrain
         assert cfg is not None
         pretrain = self.paths.pretrain
-        out = pretrain.folder
+        # train-fast's --steps are more steps from where its folder stands: a resumed pretraining gets what is
+        # left of the file's budget, and one already at its budget (stopped before its weights were copied)
+        # runs no more.
+        left = cfg.steps - self._pretrained_steps()
+        if left > 0:
+            self._run_pretraining(cfg, left, report)
+        if pretrain.latest.is_file():
+            from sacbot.campaign.loop import copy_tree_file
+
+            # The replay first: `latest` is what marks the pretraining done, and the first chunk's bot
+            # loads this replay (SACBOT_REPLAY_KEEP) instead of fitting its first two fresh rounds.
+            if pretrain.replay.is_file():
+                copy_tree_file(pretrain.replay, self.paths.weights.replay)
+            copy_tree_file(pretrain.latest, self.paths.latest)
+
+    def _pretrained_steps(self) -> int:
+        """The env steps the pretraining folder's checkpoint stands at (0 without one)."""
+        from sacbot.checkpoint.archive import read_meta
+
+        latest = self.paths.pretrain.latest
+        meta = read_meta(latest) if latest.is_file() else None  # a damaged one: CheckpointError, one line
+        return 0 if meta is None else meta.env_steps
+
+    def _run_pretraining(self, cfg: PretrainConfig, steps: int, report: Reporter) -> None:
+        import subprocess
+
+        out = self.paths.pretrain.folder
         cmd = [
             sys.executable, "-m", "sacbot", "train-fast", "--opponents", cfg.opponents_arg(),
-            "--steps", str(cfg.steps), "--envs", str(cfg.envs), "--out", str(out),
+            "--steps", str(steps), "--envs", str(cfg.envs), "--out", str(out),
             "--seed", str(self.campaign.seed), "--updates-per-step", str(cfg.updates_per_step),
             "--torch-threads", str(cfg.torch_threads), "--teacher-lead", str(cfg.teacher_lead),
             "--rounds-per-game", str(cfg.rounds_per_game), "--sampling", cfg.sampling,
@@ -151,14 +175,6 @@ class ArenaBackend:
             raise UserError(f"pretrain: `sacbot train-fast` refused the settings (see {log_path})", 2)
         if returncode != 0:
             raise ChunkFailed(f"pretraining exited with code {returncode}")
-        if pretrain.latest.is_file():
-            from sacbot.campaign.loop import copy_tree_file
-
-            # The replay first: `latest` is what marks the pretraining done, and the first chunk's bot
-            # loads this replay (SACBOT_REPLAY_KEEP) instead of fitting its first two fresh rounds.
-            if pretrain.replay.is_file():
-                copy_tree_file(pretrain.replay, self.paths.weights.replay)
-            copy_tree_file(pretrain.latest, self.paths.latest)
 
     # -- one game -------------------------------------------------------------------------------------------
     def _game(
