@@ -99,11 +99,14 @@ class ArenaBackend:
     def pretrain(self, report: Reporter) -> None:
         cfg = self.campaign.pretrain
         assert cfg is not None
+        from sacbot.env.fast_saver import resumed_meta
+
         pretrain = self.paths.pretrain
         # train-fast's --steps are more steps from where its folder stands: a resumed pretraining gets what is
         # left of the file's budget, and one already at its budget (stopped before its weights were copied)
         # runs no more.
-        left = cfg.steps - self._pretrained_steps()
+        done = resumed_meta(pretrain.folder)  # None: nothing yet (a damaged one: train-fast's own error line)
+        left = cfg.steps - (0 if done is None else done.env_steps)
         if left > 0:
             self._run_pretraining(cfg, left, report)
         if pretrain.latest.is_file():
@@ -114,14 +117,6 @@ class ArenaBackend:
             if pretrain.replay.is_file():
                 copy_tree_file(pretrain.replay, self.paths.weights.replay)
             copy_tree_file(pretrain.latest, self.paths.latest)
-
-    def _pretrained_steps(self) -> int:
-        """The env steps the pretraining folder's checkpoint stands at (0 without one)."""
-        from sacbot.checkpoint.archive import read_meta
-
-        latest = self.paths.pretrain.latest
-        meta = read_meta(latest) if latest.is_file() else None  # a damaged one: CheckpointError, one line
-        return 0 if meta is None else meta.env_steps
 
     def _run_pretraining(self, cfg: PretrainConfig, steps: int, report: Reporter) -> None:
         import subprocess
