@@ -33,6 +33,7 @@ from sacbot.opponents.sampling import (
     league_weights,
     pfsp_factor,
     recent_results,
+    rounds_since,
     smoothed_win_rate,
 )
 from sacbot.records import CampaignEvent, read_events
@@ -290,6 +291,39 @@ def test_pfsp_meets_the_opponent_it_loses_to_and_a_resumed_chunk_its_first_draw(
     assert (opponent, fields["pool"]) == (late["opponent"], late["pool"])
 
 
+def test_pfsp_revisit_counts_rounds_since_each_opponents_last() -> None:
+    records = [Record("A", 10, 10), Record("B", 4, 0), Record("A", 0, 0), Record("B", 30, 0)]
+    since = rounds_since(records)
+    assert (since.since("A"), since.since("B"), since.since("C")) == (34, 0, 44)  # C: never met
+    assert since.stale(["A", "B", "C"], 34) == ["A", "C"] and since.stale(["A", "B", "C"], 0) == []
+    results = recent_results(records, 30)
+    # A, beaten in all its rounds, sits at the floor until it is stale; then it draws at factor 1.
+    plain, _, _ = league_weights({"A": 1.0, "B": 2.0}, results, "pfsp")
+    revisited, _, _ = league_weights({"A": 1.0, "B": 2.0}, results, "pfsp", stale=["A"])
+    assert plain["A"] == 0.05 and revisited["A"] == 1.0 and revisited["B"] == plain["B"]
+    assert league_weights({"A": 1.0}, results, "weights", stale=["A"])[0] == {"A": 1.0}
+
+
+def test_pfsp_revisit_brings_a_beaten_opponent_back_in_a_campaign(tmp_path: Path) -> None:
+    """All SpinBot rounds won, all Walls rounds lost: plain PFSP keeps SpinBot at the floor; with
+    `pfsp_revisit = 50` it is met again once 50 rounds (5 chunks) have passed without it."""
+    league = {"sampling": "pfsp", "pfsp_window": 20}
+    plain = LeagueBackend(tmp_path / "plain", {"SpinBot": 1.0, "Walls": 0.0})
+    CampaignLoop(league_campaign(60, league), tmp_path / "plain", plain).run()
+    backend = LeagueBackend(tmp_path / "revisit", {"SpinBot": 1.0, "Walls": 0.0})
+    CampaignLoop(league_campaign(60, {**league, "pfsp_revisit": 50}), tmp_path / "revisit", backend).run()
+    spin = [c for c, o in backend.played if o == "SpinBot"]
+    assert len(spin) > 2 * sum(1 for _, o in plain.played if o == "SpinBot")
+    draws = {e["chunk"]: e for e in events(tmp_path / "revisit") if e["event"] == "league_draw"}
+    for chunk, draw in draws.items():
+        unmet = chunk - 1 - max([c for c in spin if c < chunk], default=0)
+        assert draw["stale"] == (["SpinBot"] if unmet >= 5 else [])
+        if unmet >= 5 and chunk > 10:
+            assert draw["pool"]["SpinBot"] == pytest.approx(1.0 / (1.0 + pfsp_factor(0.5 / 21, 2.0, 0.05)))
+    plain_draws = [e for e in events(tmp_path / "plain") if e["event"] == "league_draw"]
+    assert all(e["stale"] == [] for e in plain_draws)  # pfsp_revisit = 0: off
+
+
 # -- a real campaign -------------------------------------------------------------------------------
 
 OPPONENT = "TrackFire"
@@ -332,6 +366,7 @@ sampling = "pfsp"
 snapshot_every = 200
 snapshot_cap = 2
 pfsp_curve = "variance"
+pfsp_revisit = 2
 """
     )
     campaign = parse_campaign(tomllib.loads(cfg.read_text()))
@@ -369,7 +404,7 @@ pfsp_curve = "variance"
     # The fast phase got the same league: PFSP draws per game and in-process snapshots.
     start = next(e for e in log if e["event"] == "pretrain_start")
     assert "--sampling pfsp" in start["command"] and "--snapshot-every 200" in start["command"]
-    assert "--pfsp-curve variance" in start["command"]
+    assert "--pfsp-curve variance" in start["command"] and "--pfsp-revisit 2" in start["command"]
     assert f"--opponents {OPPONENT}:1,Target:1" in start["command"]
     fast = [json.loads(line) for line in (out / "pretrain" / "league.jsonl").read_text().splitlines()]
     assert [e["name"] for e in fast if e["event"] == "snapshot"] == [

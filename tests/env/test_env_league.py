@@ -137,6 +137,35 @@ def test_pfsp_draws_follow_the_in_process_results_and_resume_from_rounds_jsonl(
     ]
 
 
+def test_pfsp_revisit_draws_an_opponent_unmet_for_n_rounds_again_and_resumes(
+    tmp_path: Path, trainer: SacTrainer
+) -> None:
+    config = LeagueConfig(sampling="pfsp", pfsp_window=20, pfsp_revisit=30)
+    league = FastLeague([("SpinBot", 1.0), ("Walls", 1.0)], config, tmp_path, seed=1)
+    league.start(0, trainer.actor_arrays(), trainer.config.sizes, "lock")
+    rows = [{"written_by": "sacbot train-fast", "opponent": "SpinBot", "outcome": "won"}] * 20
+    rows += [{"written_by": "sacbot train-fast", "opponent": "Walls", "outcome": o} for o in ["lost"] * 29]
+    rows += [{"written_by": "sacbot train-fast", "opponent": "Walls", "outcome": "truncated"}] * 5
+    for row in rows:
+        league.record(row)
+    assert league.stale() == [] and league.weights()[0]["SpinBot"] == 0.05  # 29 finished rounds without it
+    rows.append({"written_by": "sacbot train-fast", "opponent": "Walls", "outcome": "lost"})
+    league.record(rows[-1])
+    weights, rates, _ = league.weights()
+    assert league.stale() == ["SpinBot"] and weights["SpinBot"] == 1.0 and rates["SpinBot"] > 0.95
+    draws = Counter(league.opponent_for(0, seed)[0] for seed in range(400))
+    assert 0.4 * 400 < draws["SpinBot"] < 0.6 * 400  # about even with Walls, which it always loses to
+    assert league.pool_line(0)["stale"] == ["SpinBot"]
+    # A resumed run counts the same rounds from rounds.jsonl.
+    (tmp_path / "rounds.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    resumed = FastLeague([("SpinBot", 1.0), ("Walls", 1.0)], config, tmp_path, seed=1)
+    resumed.start(4000, trainer.actor_arrays(), trainer.config.sizes, "lock")
+    assert resumed.stale() == ["SpinBot"] and resumed.weights() == league.weights()
+    # One finished round against it, and its record sets its weight again.
+    league.record({"opponent": "SpinBot", "outcome": "won"})
+    assert league.stale() == [] and league.weights()[0]["SpinBot"] == 0.05
+
+
 def test_pfsp_variance_curve_sends_the_games_where_the_record_is_even(
     tmp_path: Path, trainer: SacTrainer
 ) -> None:
@@ -209,6 +238,7 @@ def test_cli_refuses_league_options_that_do_not_fit(tmp_path: Path) -> None:
         (["--sampling", "pfsp", "--workers", "1"], "--workers 0"),
         (["--sampling", "pfsp", "--pfsp-floor", "0"], "--pfsp-floor"),
         (["--sampling", "pfsp", "--pfsp-curve", "soft"], "--pfsp-curve"),
+        (["--sampling", "pfsp", "--pfsp-revisit", "-1"], "--pfsp-revisit"),
         (["--sampling", "elo"], "--sampling"),
     ]
     for args, says in cases:

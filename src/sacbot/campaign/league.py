@@ -11,7 +11,8 @@ deletes folders the log no longer lists.
 
 Sampling. Chunk c's opponent is drawn from the pool (the `[opponents]` weights, plus the snapshots sharing
 `snapshot_weight` evenly) with a generator seeded by (seed, c): "weights" keeps the weights, "pfsp"
-multiplies each by max(floor, (1 - win rate) ** power) (`sacbot.opponents.sampling`). The win rates come from
+multiplies each by max(floor, (1 - win rate) ** power) (`sacbot.opponents.sampling`), or by 1 for an entry
+with no round among the last `pfsp_revisit` rounds (when set). The win rates and those rounds come from
 the results of chunks and evals before chunk c (`chunk_done` events, `eval_log.jsonl`), which a crash inside
 chunk c does not change, so a retried or resumed chunk meets the same opponent. A `league_draw` event per
 chunk records the pool, the probabilities, the win rates and the opponent (a resumed chunk reuses the
@@ -24,7 +25,7 @@ import shutil
 from typing import TYPE_CHECKING, Any
 
 from sacbot.campaign.config import SNAPSHOT_PREFIX, Campaign, LeagueConfig, opponent_name
-from sacbot.opponents.sampling import Record, league_draw, recent_results
+from sacbot.opponents.sampling import Record, league_draw, recent_results, rounds_since
 from sacbot.records import CampaignEvent, read_eval_log
 
 if TYPE_CHECKING:
@@ -115,9 +116,9 @@ class CampaignLeague:
 
     # -- sampling -------------------------------------------------------------------------------------------
 
-    def results(self, chunk: int, events: list[CampaignEvent]) -> dict[str, tuple[float, int]]:
-        """Per opponent name (wins, rounds) over its last `pfsp_window` rounds of chunks and evals before
-        chunk `chunk` (an eval after chunk c counts after that chunk's own rounds)."""
+    def records(self, chunk: int, events: list[CampaignEvent]) -> list[Record]:
+        """The results of the chunks and evals before chunk `chunk`, oldest first (an eval after chunk c
+        counts after that chunk's own rounds)."""
         keyed: list[tuple[tuple[int, int], Record]] = []
         for ev in events:
             c, opp, rounds, wins = ev.chunk, ev.opponent, ev.rounds, ev.wins
@@ -134,7 +135,7 @@ class CampaignLeague:
             if rec.chunk < chunk:
                 keyed.append(((rec.chunk, 1), Record(rec.opponent, rec.rounds, float(rec.wins))))
         keyed.sort(key=lambda item: item[0])  # stable: the log's order within a key
-        return recent_results([r for _, r in keyed], self.cfg.pfsp_window)
+        return [r for _, r in keyed]
 
     def draw(self, chunk: int, events: list[CampaignEvent]) -> tuple[str, dict[str, Any]]:
         """Chunk `chunk`'s opponent (a name, or a snapshot's folder) and its `league_draw` fields."""
@@ -148,14 +149,17 @@ class CampaignLeague:
             entries[name] = str((self.folder / name).resolve())
             base[name] = self.cfg.snapshot_weight / len(snapshots)
         cfg = self.cfg
+        records = self.records(chunk, events)
+        stale = rounds_since(records).stale(base, cfg.pfsp_revisit)
         drawn = league_draw(
             base,
-            self.results(chunk, events),
+            recent_results(records, cfg.pfsp_window),
             cfg.sampling,
             f"sacbot-campaign:{self.campaign.seed}:{chunk}",
             cfg.pfsp_power,
             cfg.pfsp_floor,
             cfg.pfsp_curve,
+            stale,
         )
         opponent = drawn.opponent
         logged = [e for e in events if e.event == "league_draw" and e.chunk == chunk]
@@ -169,6 +173,7 @@ class CampaignLeague:
             "pool": {n: round(p, 6) for n, p in drawn.probabilities.items()},
             "win_rates": {n: round(r, 4) for n, r in drawn.win_rates.items()},
             "rounds": drawn.rounds,
+            "stale": stale,
             "snapshots": snapshots,
             "resumed": bool(logged),
         }

@@ -135,7 +135,7 @@ class ArenaBackend:
                 "--snapshot-every", str(league.snapshot_every), "--snapshot-cap", str(league.snapshot_cap),
                 "--snapshot-weight", str(league.snapshot_weight), "--pfsp-power", str(league.pfsp_power),
                 "--pfsp-floor", str(league.pfsp_floor), "--pfsp-window", str(league.pfsp_window),
-                "--pfsp-curve", league.pfsp_curve,
+                "--pfsp-curve", league.pfsp_curve, "--pfsp-revisit", str(league.pfsp_revisit),
             ]  # fmt: skip
         if self.campaign.log.tensorboard is not None:
             cmd += ["--tensorboard", str(self.campaign.log.tensorboard.resolve())]

@@ -67,6 +67,11 @@ def train_fast(
     pfsp_power: float = typer.Option(2.0, "--pfsp-power", min=0.0, help="p, the PFSP curve's exponent."),
     pfsp_floor: float = typer.Option(0.05, "--pfsp-floor", help="PFSP's lowest factor, in (0, 1]."),
     pfsp_window: int = typer.Option(30, "--pfsp-window", min=1, help="Recent rounds per opponent for PFSP."),
+    pfsp_revisit: int = typer.Option(
+        0,
+        "--pfsp-revisit",
+        help="PFSP: an opponent with no round among the last N finished rounds draws at factor 1 (0: off).",
+    ),
     tensorboard: Path | None = typer.Option(
         None,
         "--tensorboard",
@@ -114,7 +119,7 @@ def train_fast(
             league = LeagueConfig.model_validate(dict(
                 sampling=sampling, snapshot_every=snapshot_every, snapshot_cap=snapshot_cap,
                 snapshot_weight=snapshot_weight, pfsp_power=pfsp_power, pfsp_floor=pfsp_floor,
-                pfsp_window=pfsp_window, pfsp_curve=pfsp_curve,
+                pfsp_window=pfsp_window, pfsp_curve=pfsp_curve, pfsp_revisit=pfsp_revisit,
             ))  # fmt: skip
         except ValidationError as exc:
             err = exc.errors()[0]

@@ -14,8 +14,9 @@ run's starting env steps), so a run is reproducible and a resumed run does not r
 With "pfsp" each weight is multiplied by max(floor, (1 - win rate) ** power) (or, with `pfsp_curve =
 "variance"`, by max(floor, (4 win rate (1 - win rate)) ** power)), the win rate over the last
 `pfsp_window` finished rounds against that opponent (`sacbot.opponents.sampling`; refilled from `rounds.jsonl`
-on resume). `<out>/league.jsonl` records each snapshot and, at every save, the pool with its probabilities,
-win rates and the games drawn since the last line.
+on resume); with `pfsp_revisit` N an entry with no round among the run's last N finished rounds draws at
+factor 1. `<out>/league.jsonl` records each snapshot and, at every save, the pool with its probabilities,
+win rates, the entries drawn as unmet (`stale`) and the games drawn since the last line.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import numpy as np
 from sacbot.agent.features import RadarMode, RoundMemory, action_to_intent, observe
 from sacbot.errors import UserError
 from sacbot.opponents import ClassicBot, make_opponent, opponent_class
-from sacbot.opponents.sampling import LeagueConfig, league_weights
+from sacbot.opponents.sampling import LeagueConfig, RoundsSince, league_weights
 from sacbot.protocol import BotIntent, GameStartedEventForBot, TickEventForBot
 from sacbot.records import TRAIN_FAST, read_round_tail
 from sacbot.rundir import WeightsPaths
@@ -133,6 +134,7 @@ class FastLeague:
         self.radar_mode: RadarMode = "lock"  # the run's, from `start`
         self.snapshots: dict[str, Any] = {}  # label -> FastActor, oldest first
         self.results: dict[str, deque[float]] = {}
+        self.since = RoundsSince()  # the finished rounds since each opponent's last, for `pfsp_revisit`
         self.games: dict[str, int] = {}  # games drawn per opponent since the last pool line
         self.rng = random.Random(f"sacbot-fast-league:{seed}:0")
         self.next_snapshot = config.snapshot_every
@@ -190,6 +192,10 @@ class FastLeague:
             base[label] = self.config.snapshot_weight / len(self.snapshots)
         return base
 
+    def stale(self) -> list[str]:
+        """The pool's entries unmet for `pfsp_revisit` finished rounds (drawn at factor 1)."""
+        return self.since.stale(self.pool(), self.config.pfsp_revisit)
+
     def weights(self) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:
         results = {name: (float(sum(w)), len(w)) for name, w in self.results.items()}
         return league_weights(
@@ -199,6 +205,7 @@ class FastLeague:
             self.config.pfsp_power,
             self.config.pfsp_floor,
             self.config.pfsp_curve,
+            self.stale(),
         )
 
     def opponent_for(self, arena: int, game_seed: int) -> tuple[str, ClassicBot]:
@@ -217,6 +224,7 @@ class FastLeague:
         if outcome in ("won", "lost", "draw") and isinstance(opponent, str):
             window = self.results.setdefault(opponent, deque(maxlen=self.config.pfsp_window))
             window.append(1.0 if outcome == "won" else 0.0)
+            self.since.add(opponent, 1)
 
     # -- snapshots ----------------------------------------------------------------------------------------
 
@@ -261,6 +269,7 @@ class FastLeague:
             "pool": {n: round(w / total, 6) for n, w in weights.items()},
             "win_rates": {n: round(r, 4) for n, r in rates.items()},
             "rounds": counts,
+            "stale": self.stale(),
             "games": dict(self.games),
             "snapshots": list(self.snapshots),
         }

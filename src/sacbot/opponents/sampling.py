@@ -10,13 +10,19 @@ f = (4 win rate (1 - win rate)) ** power, highest for the opponents it beats hal
 where its rounds are neither all won nor all lost (with power 1 AlphaStar's x(1 - x), scaled to peak at 1 so
 that the floor means the same). The win rate is taken over the most recent `window` rounds against that
 opponent and smoothed as (wins + 0.5) / (rounds + 1): an opponent not yet played counts as 0.5.
+
+Revisits (`pfsp_revisit` N > 0): an entry none of whose rounds is among the run's last N rounds (all
+opponents) draws at factor 1, whatever its recorded win rate. Without it an opponent the bot once beat keeps
+its old all-win record, PFSP keeps it at the floor, and, drawn so rarely, it is never met again to correct
+that record: the bot can forget how to beat it unseen. With it every entry is met again within about N
+rounds, and its fresh rounds then set its weight.
 Pure functions of their inputs: the same pool, results and (seed, key) draw the same opponent.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -43,6 +49,7 @@ class LeagueConfig(BaseModel):
     pfsp_power: float = Field(default=2.0, ge=0.0, allow_inf_nan=False)  # the curve's exponent
     pfsp_floor: float = Field(default=0.05, gt=0.0, le=1.0, allow_inf_nan=False)  # f never below it
     pfsp_window: int = Field(default=30, ge=1, description="recent rounds per opponent behind its win rate")
+    pfsp_revisit: int = Field(default=0, ge=0, description="rounds; unmet that long: factor 1")
 
     @model_validator(mode="after")
     def _snapshots_weigh(self) -> LeagueConfig:
@@ -101,6 +108,35 @@ def recent_results(records: Iterable[Record], window: int) -> dict[str, tuple[fl
     return out
 
 
+class RoundsSince:
+    """How many rounds (against any opponent) the run has played since each opponent's last round: what
+    `pfsp_revisit` reads. Fed oldest first; an opponent never met counts every round played so far."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.last: dict[str, int] = {}  # opponent -> `total` just after its latest round
+
+    def add(self, opponent: str, rounds: int) -> None:
+        if rounds > 0:
+            self.total += rounds
+            self.last[opponent] = self.total
+
+    def since(self, opponent: str) -> int:
+        return self.total - self.last.get(opponent, 0)
+
+    def stale(self, names: Iterable[str], revisit: int) -> list[str]:
+        """The names unmet for at least `revisit` rounds (none when `revisit` is 0), in the given order."""
+        return [n for n in names if self.since(n) >= revisit] if revisit > 0 else []
+
+
+def rounds_since(records: Iterable[Record]) -> RoundsSince:
+    """`RoundsSince` over `records`, oldest first."""
+    tracker = RoundsSince()
+    for rec in records:
+        tracker.add(rec.opponent, rec.rounds)
+    return tracker
+
+
 def smoothed_win_rate(wins: float, rounds: int) -> float:
     """(wins + 0.5) / (rounds + 1): 0.5 before any round, then close to wins / rounds."""
     return (wins + 0.5) / (rounds + 1)
@@ -136,11 +172,12 @@ def league_weights(
     power: float = 2.0,
     floor: float = 0.05,
     curve: PfspCurve = "hard",
+    stale: Collection[str] = (),
 ) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:
     """(weights, win rates, rounds) per entry with a positive base weight, in `base`'s order.
 
     "weights" keeps the base weights as they are; "pfsp" multiplies each by `pfsp_factor` of its win rate
-    on `curve`.
+    on `curve`, or by 1 for the entries in `stale` (unmet for `pfsp_revisit` rounds).
     `results` is keyed like `base` (entries missing from it have not been played).
     """
     if not floor > 0:
@@ -154,7 +191,9 @@ def league_weights(
         wins, rounds = results.get(name, (0.0, 0))
         rate = smoothed_win_rate(wins, rounds)
         rates[name], counts[name] = rate, rounds
-        factor = pfsp_factor(rate, power, floor, curve) if sampling == "pfsp" else 1.0
+        factor = 1.0
+        if sampling == "pfsp" and name not in stale:
+            factor = pfsp_factor(rate, power, floor, curve)
         weights[name] = float(w) * factor
     if not weights:
         raise ValueError("the opponent pool needs at least one positive weight")
@@ -169,11 +208,12 @@ def league_draw(
     power: float = 2.0,
     floor: float = 0.05,
     curve: PfspCurve = "hard",
+    stale: Collection[str] = (),
 ) -> LeagueDraw:
-    """One draw from the pool: deterministic in (base, results, sampling, key, power, floor, curve).
+    """One draw from the pool: deterministic in (base, results, sampling, key, power, floor, curve, stale).
 
     With sampling "weights" it draws exactly what `OpponentSampler` draws for the same weights and key.
     """
-    weights, rates, counts = league_weights(base, results, sampling, power, floor, curve)
+    weights, rates, counts = league_weights(base, results, sampling, power, floor, curve, stale)
     opponent = draw(list(weights), list(weights.values()), key)
     return LeagueDraw(opponent, weights, rates, counts)
