@@ -66,7 +66,7 @@ def test_the_shipped_actor_verifies_and_carries_its_provenance() -> None:
     assert arrays and all(name.startswith("actor.") for name in arrays)
     assert meta.extra["radar_mode"] == "lock" and meta.extra["kickstart"] == 50.0
     assert meta.extra["kickstart_filter"] is True and meta.network_sizes["angle_inputs"] is True
-    assert meta.network_sizes["log_std_max"] == -1.0  # the campaign's bound on the policy's spread
+    assert meta.network_sizes["log_std_max"] == -2.0  # the campaign's bound on the policy's spread
     provenance = meta.extra["provenance"]
     assert provenance["campaign"] == "past-teacher"
     assert re.fullmatch(r"[0-9a-f]{40}", provenance["commit"])
