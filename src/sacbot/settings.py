@@ -78,6 +78,8 @@ class SacbotSettings(BaseSettings):
     radar_mode: Literal["spin", "lock"] | None = None
     # Opt-in: potential-based aim shaping k (sacbot.agent.features), the teacher's weight (agent.teacher).
     aim_shaping: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    # Opt-in: potential-based closing-in shaping k (sacbot.agent.features): each step toward the enemy pays.
+    close_shaping: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     kickstart: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     # The kickstart weight fades linearly to the floor at this many learner updates (in checkpoints), from
     # `kickstart_anneal_from` on; 0: constant.

@@ -209,6 +209,31 @@ def test_aim_shaping_is_off_by_default_and_potential_based_when_on() -> None:
     assert total == pytest.approx(g * k - k - 10.0)
 
 
+def test_close_shaping_pays_each_step_toward_the_enemy_and_adds_to_aim_shaping() -> None:
+    # Off (the default): closing in earns nothing.
+    m = memory()
+    far = tick(state(x=400.0, y=100.0, gun_direction=90.0), [scan(400.0, 500.0)])  # enemy 400 north
+    F.observe(far, m)
+    assert F.reward(far, m) == 0.0
+    # On: Phi = k * (1 - distance / diagonal), 0 before the first scan and at the round's end.
+    k, g, diag = 2.0, F.SHAPING_GAMMA, math.hypot(W, H)  # diagonal 1000
+    m = F.RoundMemory(arena_width=W, arena_height=H, my_id=ME, close_shaping=k)
+    m.new_round()
+    F.observe(far, m)
+    phi_far = k * (1 - 400.0 / diag)
+    assert F.reward(far, m) == pytest.approx(g * phi_far)
+    near = tick(state(x=400.0, y=400.0), turn=6)  # 300 closer; the enemy is remembered where it was seen
+    F.observe(near, m)
+    phi_near = k * (1 - 100.0 / diag)
+    assert F.reward(near, m) == pytest.approx(g * phi_near - phi_far)
+    assert F.round_end_reward(m) == pytest.approx(-phi_near - 10.0)  # the potential given back, and the loss
+    # Both on: one potential, their sum (aimed gun: the aim part is its k).
+    m = F.RoundMemory(arena_width=W, arena_height=H, my_id=ME, aim_shaping=0.5, close_shaping=k)
+    m.new_round()
+    F.observe(far, m)
+    assert F.reward(far, m) == pytest.approx(g * (0.5 + phi_far))
+
+
 def test_action_mapping_is_complete() -> None:
     m = memory()
     F.observe(tick(state()), m)

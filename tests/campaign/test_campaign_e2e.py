@@ -238,7 +238,7 @@ def test_pretraining_phase_seeds_the_first_chunk(tmp_path: Path) -> None:
         cfg.read_text()
         + f'\n[pretrain]\nsteps = 3000\nenvs = 2\nopponents = ["{OPPONENT}"]\n'
         + "updates_per_step = 0.2\ntorch_threads = 2\nteacher_lead = 1000\n"  # 2,000 warm-up, ~100 updates
-        + '[bot]\nradar_mode = "lock"\naim_shaping = 0.5\n'
+        + '[bot]\nradar_mode = "lock"\naim_shaping = 0.5\nclose_shaping = 2.0\n'
     )
     out = tmp_path / "run"
     result = campaign(cfg, out)
@@ -255,8 +255,8 @@ def test_pretraining_phase_seeds_the_first_chunk(tmp_path: Path) -> None:
     trained, meta = load_checkpoint(out / "weights" / "latest.zip")
     # The [bot] table reached the pretraining and the real-time bot alike; both checkpoints record it.
     assert pre_meta is not None and meta is not None
-    assert (pre_meta.extra["radar_mode"], pre_meta.extra["aim_shaping"]) == ("lock", 0.5)
-    assert (meta.extra["radar_mode"], meta.extra["aim_shaping"]) == ("lock", 0.5)
+    for m in (pre_meta, meta):
+        assert (m.extra["radar_mode"], m.extra["aim_shaping"], m.extra["close_shaping"]) == ("lock", 0.5, 2.0)
     assert int(pretrained["counters.env_steps"]) >= 3000 and int(pretrained["counters.updates"]) > 0
     assert int(trained["counters.env_steps"]) > int(pretrained["counters.env_steps"])
 

@@ -104,6 +104,8 @@ def test_bad_arguments_are_user_errors() -> None:
         VecTankRoyaleEnv(0, "SpinBot")
     with pytest.raises(UserError):
         TankRoyaleEnv("SpinBot", aim_shaping=-1.0)
+    with pytest.raises(UserError, match="close_shaping"):
+        TankRoyaleEnv("SpinBot", close_shaping=float("nan"))
 
 
 def test_aim_shaping_changes_rewards_only_and_sums_to_its_telescoped_rest() -> None:
@@ -115,6 +117,16 @@ def test_aim_shaping_changes_rewards_only_and_sums_to_its_telescoped_rest() -> N
     diff = np.array(shaped[1]) - np.array(plain[1])
     assert np.abs(diff).max() > 0.1 and np.abs(diff).max() <= 2.0 + 1e-9  # |gamma Phi' - Phi| <= 2k
     assert abs(diff.sum()) <= (1 - 0.99) * len(diff) + 1e-6
+
+
+def test_close_shaping_changes_rewards_only_and_sums_to_its_telescoped_rest() -> None:
+    """As aim shaping: the same states; the difference sums to -(1 - gamma) * (the inner Phis), Phi <= k."""
+    plain = play_round(TankRoyaleEnv("Crazy"), seed=5, action_seed=9)
+    shaped = play_round(TankRoyaleEnv("Crazy", close_shaping=2.0), seed=5, action_seed=9)
+    assert all(np.array_equal(x, y) for x, y in zip(plain[0], shaped[0], strict=True))
+    diff = np.array(shaped[1]) - np.array(plain[1])
+    assert np.abs(diff).max() > 0.01 and np.abs(diff).max() <= 2.0 + 1e-9
+    assert abs(diff.sum()) <= (1 - 0.99) * 2.0 * len(diff) + 1e-6
 
 
 def test_several_opponents_are_drawn_per_game() -> None:

@@ -32,6 +32,12 @@ Opt-in aim shaping (`RoundMemory.aim_shaping` = k > 0; SACBOT_AIM_SHAPING, defau
 shaping F = gamma * Phi(s') - Phi(s) with Phi(s) = k * cos(gun heading - bearing to the remembered enemy) (0
 before the first scan and at the round's end), which leaves the optimal policy unchanged (Ng et al., 1999) but
 credits each gun turn at once instead of when a bullet lands tens of turns later.
+
+Opt-in closing-in shaping (`RoundMemory.close_shaping` = k > 0; SACBOT_CLOSE_SHAPING, default 0 = off): the
+same form with Phi(s) = k * (1 - distance to the remembered enemy / arena diagonal) (0, as far as the arena
+allows, before the first scan and at the round's end). It credits each step toward the enemy at once: a
+bullet fired from close in has fewer turns in flight, so a bot that dodges on seeing the shot has less time to
+move. With both on, Phi is their sum.
 """
 
 from __future__ import annotations
@@ -109,7 +115,8 @@ class RoundMemory:
     radar_sign: float = 1.0
     outcome: int = 0  # +1 won, -1 lost, 0 open: the terminal reward is counted once
     aim_shaping: float = 0.0  # k of the opt-in aim shaping (module docstring); 0 = off
-    aim_potential: float = 0.0  # Phi of the last rewarded tick
+    close_shaping: float = 0.0  # k of the opt-in closing-in shaping (module docstring); 0 = off
+    potential: float = 0.0  # Phi of the last rewarded tick (the shapings' sum)
     diagonal: float = field(init=False, default=1.0)
 
     def __post_init__(self) -> None:
@@ -121,7 +128,7 @@ class RoundMemory:
         self.turn = 0
         self.radar_sign = 1.0
         self.outcome = 0
-        self.aim_potential = 0.0
+        self.potential = 0.0
 
     def forget_enemy(self) -> None:
         self.seen = False
@@ -323,26 +330,34 @@ def reward(tick: Any, memory: RoundMemory) -> float:
             if ev.victim_id == me and memory.outcome == 0:
                 memory.outcome = -1
                 r -= LOSS_PENALTY
-    if memory.aim_shaping:
-        phi = aim_potential(tick.bot_state, memory)
-        r += SHAPING_GAMMA * phi - memory.aim_potential
-        memory.aim_potential = phi
+    if memory.aim_shaping or memory.close_shaping:
+        phi = aim_potential(tick.bot_state, memory) + close_potential(tick.bot_state, memory)
+        r += SHAPING_GAMMA * phi - memory.potential
+        memory.potential = phi
     return r
 
 
 def aim_potential(bot_state: Any, memory: RoundMemory) -> float:
     """Phi = k * cos(gun heading - bearing to the remembered enemy); 0 while no enemy is remembered."""
-    if not memory.seen:
+    if not memory.seen or not memory.aim_shaping:
         return 0.0
     bearing = math.atan2(memory.enemy_y - bot_state.y, memory.enemy_x - bot_state.x)
     return memory.aim_shaping * math.cos(math.radians(bot_state.gun_direction) - bearing)
 
 
+def close_potential(bot_state: Any, memory: RoundMemory) -> float:
+    """Phi = k * (1 - distance to the remembered enemy / arena diagonal); 0 while no enemy is remembered."""
+    if not memory.seen or not memory.close_shaping:
+        return 0.0
+    distance = math.hypot(memory.enemy_x - bot_state.x, memory.enemy_y - bot_state.y)
+    return memory.close_shaping * (1.0 - min(distance / memory.diagonal, 1.0))
+
+
 def round_end_reward(memory: RoundMemory) -> float:
     """At RoundEnded: -10 if the round's outcome was not yet counted (no WonRoundEvent reached us), else 0;
-    with aim shaping, also the step to the terminal potential 0."""
-    r = -memory.aim_potential
-    memory.aim_potential = 0.0
+    with shaping, also the step to the terminal potential 0."""
+    r = -memory.potential
+    memory.potential = 0.0
     if memory.outcome != 0:
         return r
     memory.outcome = -1

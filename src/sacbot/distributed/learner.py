@@ -182,7 +182,8 @@ def train_ray(
         torch.set_num_threads(torch_threads)
     trained_with = {
         "opponents": list(names), "sampling": "spread", "radar_mode": radar_mode,
-        "aim_shaping": settings.aim_shaping, "kickstart": settings.kickstart,
+        "aim_shaping": settings.aim_shaping, "close_shaping": settings.close_shaping,
+        "kickstart": settings.kickstart,
         "kickstart_anneal": settings.kickstart_anneal, "kickstart_filter": settings.kickstart_filter,
         "kickstart_anneal_from": settings.kickstart_anneal_from, "kickstart_floor": settings.kickstart_floor,
         "kickstart_movement": settings.kickstart_movement,
@@ -198,7 +199,8 @@ def train_ray(
 
     spec = RunnerSpec(
         opponents=names, envs=envs, seed=seed, sizes=sizes, max_turns=max_turns, radar_mode=radar_mode,
-        aim_shaping=settings.aim_shaping, rounds_per_game=rounds_per_game,
+        aim_shaping=settings.aim_shaping, close_shaping=settings.close_shaping,
+        rounds_per_game=rounds_per_game,
     )  # fmt: skip
     cls = runner_class(max_restarts=max_restarts, num_cpus=runner_cpus)
     ahead_cap = max_ahead if max_ahead is not None else 2 * runners * chunk_steps * envs

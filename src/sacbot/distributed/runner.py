@@ -33,6 +33,7 @@ class RunnerSpec:
     max_turns: int | None = 5_000
     radar_mode: str = "spin"
     aim_shaping: float = 0.0
+    close_shaping: float = 0.0
     rounds_per_game: int = 10
 
 
@@ -91,6 +92,7 @@ class EnvRunner:
             max_turns=spec.max_turns,
             radar_mode=mode,
             aim_shaping=spec.aim_shaping,
+            close_shaping=spec.close_shaping,
             rounds_per_game=spec.rounds_per_game,
         )
         self.actor: Any = None

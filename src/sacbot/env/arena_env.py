@@ -60,6 +60,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         radar_mode: the features' radar behaviour ("spin" or "lock"), as `sacbot play`'s SACBOT_RADAR_MODE.
         max_turns: truncate a round after this many turns (None: play it out; inactivity ends every round).
         aim_shaping: k of the opt-in aim shaping (`sacbot.agent.features`), as SACBOT_AIM_SHAPING; 0 = off.
+        close_shaping: k of the opt-in closing-in shaping (the same module), as SACBOT_CLOSE_SHAPING; 0 = off.
         agent_id / opponent_id: the bot ids (an arena numbers bots by session id; a fidelity test matches it).
         opponent_source: called with the game's seed at every new game, returns (name, policy): the opponent
             then comes from it instead of a draw among `opponent` (`sacbot.env.league`, train-fast's league).
@@ -78,6 +79,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         radar_mode: RadarMode = "spin",
         max_turns: int | None = None,
         aim_shaping: float = 0.0,
+        close_shaping: float = 0.0,
         agent_id: int = 1,
         opponent_id: int = 2,
         render_mode: str | None = None,
@@ -104,10 +106,15 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.opponent: ClassicBot | None = None
         self.opponent_name = self.opponents[0]
         self.opponent_source = opponent_source
-        if not (aim_shaping >= 0.0 and math.isfinite(aim_shaping)):
-            raise UserError(f"aim_shaping must be 0 (off) or more, not {aim_shaping!r}", exit_code=2)
+        for name, k in (("aim_shaping", aim_shaping), ("close_shaping", close_shaping)):
+            if not (k >= 0.0 and math.isfinite(k)):
+                raise UserError(f"{name} must be 0 (off) or more, not {k!r}", exit_code=2)
         self.memory = RoundMemory(
-            float(self.setup.arena_width), float(self.setup.arena_height), agent_id, aim_shaping=aim_shaping
+            float(self.setup.arena_width),
+            float(self.setup.arena_height),
+            agent_id,
+            aim_shaping=aim_shaping,
+            close_shaping=close_shaping,
         )
         self._round_open = False
         self._round_abandoned = False

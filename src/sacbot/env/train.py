@@ -84,6 +84,7 @@ def train_fast(
     max_turns: int | None = 5_000,
     radar_mode: str | None = None,
     aim_shaping: float | None = None,
+    close_shaping: float | None = None,
     kickstart: float | None = None,
     kickstart_anneal: int | None = None,
     kickstart_anneal_from: int | None = None,
@@ -142,6 +143,7 @@ def train_fast(
     if None in (
         radar_mode,
         aim_shaping,
+        close_shaping,
         kickstart,
         kickstart_anneal,
         kickstart_anneal_from,
@@ -164,6 +166,7 @@ def train_fast(
         if radar_mode is None:
             radar_mode, _ = radar_mode_for(settings.radar_mode, resumed)
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
+        close_shaping = settings.close_shaping if close_shaping is None else close_shaping
         kickstart = settings.kickstart if kickstart is None else kickstart
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
         if kickstart_anneal_from is None:
@@ -181,6 +184,7 @@ def train_fast(
         if sizes is None:
             sizes = network_sizes_for(settings, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
+    assert close_shaping is not None
     assert n_step is not None and sizes is not None and kickstart_filter is not None
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     assert kickstart_movement is not None and kickstart_movement_from is not None
@@ -198,6 +202,7 @@ def train_fast(
         workers=workers,
         radar_mode=mode,
         aim_shaping=aim_shaping,
+        close_shaping=close_shaping,
         rounds_per_game=rounds_per_game,
         opponent_source=None if league is None else league.opponent_for,
     )
@@ -243,7 +248,8 @@ def train_fast(
         board = TensorBoardSink(Path(tensorboard), start_step=trainer.env_steps, window=best_window)
     trained_with = {
         "opponents": list(names), "sampling": "spread" if league_config is None else league_config.sampling,
-        "radar_mode": radar_mode, "aim_shaping": aim_shaping, "kickstart": kickstart,
+        "radar_mode": radar_mode, "aim_shaping": aim_shaping, "close_shaping": close_shaping,
+        "kickstart": kickstart,
         "kickstart_anneal": kickstart_anneal, "kickstart_anneal_from": kickstart_anneal_from,
         "kickstart_floor": kickstart_floor, "kickstart_movement": kickstart_movement,
         "kickstart_movement_from": kickstart_movement_from,

@@ -49,6 +49,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         radar_mode: RadarMode = "spin",
         max_turns: int | None = None,
         aim_shaping: float = 0.0,
+        close_shaping: float = 0.0,
         workers: int = 0,
         step_in_parent: bool = False,
         opponent_source: Callable[[int, int], tuple[str, ClassicBot]] | None = None,
@@ -71,6 +72,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 "radar_mode": radar_mode,
                 "max_turns": max_turns,
                 "aim_shaping": aim_shaping,
+                "close_shaping": close_shaping,
             }
             for i in range(num_envs)
         ]

@@ -185,7 +185,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             kickstart_filter = shipped_kickstart_filter(start, kickstart_filter)
         if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
             sac = make_trainer(kickstart, kickstart_filter)
-    features = AgentFeatures(radar_mode, settings.aim_shaping)
+    features = AgentFeatures(radar_mode, settings.aim_shaping, settings.close_shaping)
     trainer: TrainerThread | None = None
     crash: list[str] = []
     stopper = _Stopper()
@@ -226,6 +226,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 trained_with={
                     "radar_mode": radar_mode,
                     "aim_shaping": settings.aim_shaping,
+                    "close_shaping": settings.close_shaping,
                     "kickstart": kickstart,
                     "kickstart_filter": kickstart_filter,
                     "self_imitation": settings.self_imitation,

@@ -85,13 +85,15 @@ class AgentLearner:
 class AgentFeatures:
     """The agent's feature functions with their per-round memory, for the realtime policy."""
 
-    def __init__(self, radar_mode: RadarMode, aim_shaping: float = 0.0) -> None:
+    def __init__(self, radar_mode: RadarMode, aim_shaping: float = 0.0, close_shaping: float = 0.0) -> None:
         self.radar_mode: RadarMode = radar_mode
-        self.aim_shaping = aim_shaping
-        self.memory = RoundMemory(800.0, 600.0, aim_shaping=aim_shaping)
+        self.aim_shaping, self.close_shaping = aim_shaping, close_shaping
+        self.memory = RoundMemory(800.0, 600.0, aim_shaping=aim_shaping, close_shaping=close_shaping)
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
-        self.memory = RoundMemory(arena_width, arena_height, my_id, aim_shaping=self.aim_shaping)
+        self.memory = RoundMemory(
+            arena_width, arena_height, my_id, aim_shaping=self.aim_shaping, close_shaping=self.close_shaping
+        )
 
     def start_round(self) -> None:
         self.memory.new_round()
