@@ -54,6 +54,18 @@ def test_cli_rejects_an_unknown_opponent_with_one_line(tmp_path: Path) -> None:
     assert not any(tmp_path.iterdir())
 
 
+def test_cli_takes_the_trainer_device_from_sacbot_device(tmp_path: Path) -> None:
+    """SACBOT_DEVICE reaches train-fast's learner, as it does `sacbot play`'s: cuda asked for where torch sees
+    none (any GPU hidden) is one line and exit 2, not a silent CPU run."""
+    command = [sys.executable, "-m", "sacbot", "train-fast", "--opponents", "Target", "--steps", "50"]
+    command += ["--envs", "1", "--out", str(tmp_path / "run")]
+    env = {**os.environ, "SACBOT_DEVICE": "cuda", "CUDA_VISIBLE_DEVICES": ""}
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.count("\n") == 1 and "no CUDA device" in result.stderr
+    assert not (tmp_path / "run" / "latest.zip").exists()
+
+
 def test_sigterm_saves_where_the_run_stands_and_the_rerun_resumes_with_the_replay(tmp_path: Path) -> None:
     """A supervisor's `kill` loses nothing: train-fast saves at once, keeps its replay and exits 130."""
     out = tmp_path / "run"

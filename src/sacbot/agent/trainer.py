@@ -112,7 +112,10 @@ class SacTrainer:
                         "exp_avg": torch.zeros_like(p, memory_format=torch.preserve_format),
                         "exp_avg_sq": torch.zeros_like(p, memory_format=torch.preserve_format),
                     }
-        self.generator = torch.Generator(device=self.device)
+        # The policy noise comes from one CPU generator on any device: a seed draws the same noise on cuda as
+        # on the CPU, and the generator's saved state (rng.torch) has one shape, so a checkpoint written on
+        # either loads on the other.
+        self.generator = torch.Generator()
         self.generator.manual_seed(cfg.seed)
         self.np_rng = np.random.default_rng(cfg.seed)
         self.replay = replay or SequenceReplay(
@@ -200,7 +203,7 @@ class SacTrainer:
 
         # 2. Policy over states b..L: a ~ pi(.|s_t) and log pi, (T+1, B, A) and (T+1, B).
         mu, log_std, _ = self.actor.sequence_tm(obs[b:], h_actor)
-        noise = torch.randn(mu.shape, generator=self.generator, device=self.device)
+        noise = torch.randn(mu.shape, generator=self.generator).to(self.device, non_blocking=True)
         a_pi, logp = squashed_sample(mu, log_std, noise)
 
         # 3. Critic loss against the twin target critics' soft target.

@@ -115,7 +115,7 @@ def train_ray(
     chunk_steps: int = 64,
     max_ahead: int | None = None,
     best_window: int = 10,
-    device: str = "auto",
+    device: str | None = None,
     max_turns: int | None = 5_000,
     rounds_per_game: int = 10,
     torch_threads: int | None = 1,
@@ -163,7 +163,7 @@ def train_ray(
     sizes = network_sizes_for(settings, resumed)
     trainer = SacTrainer(
         TrainerConfig(
-            sizes=sizes, device=device, seed=seed,
+            sizes=sizes, device=settings.device if device is None else device, seed=seed,
             kickstart=settings.kickstart, kickstart_anneal=settings.kickstart_anneal,
             kickstart_anneal_from=settings.kickstart_anneal_from, kickstart_floor=settings.kickstart_floor,
             kickstart_movement=settings.kickstart_movement,

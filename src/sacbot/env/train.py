@@ -80,7 +80,7 @@ def train_fast(
     save_every: int = 20_000,
     sync_every: int = 50,
     best_window: int = 10,
-    device: str = "auto",
+    device: str | None = None,
     max_turns: int | None = 5_000,
     radar_mode: str | None = None,
     aim_shaping: float | None = None,
@@ -141,6 +141,7 @@ def train_fast(
 
     # The arenas first: worker processes are forked before torch starts any thread.
     if None in (
+        device,
         radar_mode,
         aim_shaping,
         close_shaping,
@@ -165,6 +166,7 @@ def train_fast(
         resumed = resumed_meta(Path(out))
         if radar_mode is None:
             radar_mode, _ = radar_mode_for(settings.radar_mode, resumed)
+        device = settings.device if device is None else device
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
         close_shaping = settings.close_shaping if close_shaping is None else close_shaping
         kickstart = settings.kickstart if kickstart is None else kickstart
@@ -184,7 +186,7 @@ def train_fast(
         if sizes is None:
             sizes = network_sizes_for(settings, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
-    assert close_shaping is not None
+    assert close_shaping is not None and device is not None
     assert n_step is not None and sizes is not None and kickstart_filter is not None
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     assert kickstart_movement is not None and kickstart_movement_from is not None
