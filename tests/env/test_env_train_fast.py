@@ -41,8 +41,12 @@ def test_train_fast_writes_resumable_checkpoints_and_best_slots(tmp_path: Path) 
         assert loaded is not None and loaded.slot == f"opponents/{name}"
     # A second run with the same --out resumes: counters go on from the first run.
     again = train_fast("Target", out, steps=200, envs=2, seed=1, updates_per_step=0.0, max_turns=150)
-    assert again.env_steps == summary.env_steps + 200
+    assert again.env_steps == summary.env_steps + 200 and again.steps_run == 200
     assert again.rounds >= summary.rounds
+    # The kept replay came back with it, so a resumed run needs no warm-up: it updates from its first step.
+    third = train_fast("Target", out, steps=40, envs=2, seed=1, updates_per_step=0.5, warmup_steps=400,
+                       max_turns=150)  # fmt: skip
+    assert third.updates == again.updates + 10
 
 
 def test_cli_rejects_an_unknown_opponent_with_one_line(tmp_path: Path) -> None:

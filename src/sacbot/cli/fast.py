@@ -150,10 +150,11 @@ def train_fast(
                 f"interrupted; latest.zip and the kept replay are in {out}; run the same command to resume",
                 130,
             ) from None
-    rate = (summary.env_steps and summary.env_steps / max(summary.seconds, 1e-9)) or 0.0
+    rate = summary.steps_run / max(summary.seconds, 1e-9)
     typer.echo(
-        f"trained {summary.env_steps} env steps, {summary.updates} updates, {summary.rounds} rounds "
-        f"in {summary.seconds:.1f} s ({rate:,.0f} steps/s incl. updates); weights in {summary.out}"
+        f"trained {summary.steps_run} env steps in {summary.seconds:.1f} s "
+        f"({rate:,.0f} steps/s incl. updates); the run now has {summary.env_steps} env steps, "
+        f"{summary.updates} updates, {summary.rounds} rounds; weights in {summary.out}"
     )
     for name, share in summary.score_share.items():
         typer.echo(f"  {name}: score share {share:.3f} over the last rounds, {summary.wins[name]} rounds won")

@@ -56,16 +56,17 @@ TEACHER_NOISE = 0.3  # std of the noise on the teacher's actions while it leads 
 
 @dataclass
 class FastTrainingSummary:
-    env_steps: int
+    env_steps: int  # the run folder's totals, a resumed run's included
     updates: int
     rounds: int
-    seconds: float
+    seconds: float  # this call's wall time
     out: Path
     score_share: dict[str, float]
     wins: dict[str, int]
     snapshot_rounds: int = 0  # finished rounds against frozen snapshots of the learner
     snapshot_wins: int = 0
     snapshots: list[str] = field(default_factory=list)  # the snapshots in the pool at the end
+    steps_run: int = 0  # env steps this call took (env_steps less where a resumed run started)
 
 
 def train_fast(
@@ -268,6 +269,9 @@ def train_fast(
     buffers = [RoundBuffer(obs=[obs[i].copy()]) for i in range(envs)]
     started = time.perf_counter()
     start_steps = trainer.env_steps
+    # The warm-up fills an empty replay before the first update; a resumed run whose kept replay was loaded
+    # updates at once, as the run it goes on from did.
+    warm_at = start_steps + (0 if len(trainer.replay) >= warmup_steps else warmup_steps)
     last_sync = trainer.updates
     last_metrics: dict[str, float] = {}
     next_save = start_steps + save_every
@@ -305,7 +309,7 @@ def train_fast(
                     buf.obs.append(next_obs[i].copy())
             obs, hidden = next_obs, new_hidden
             trainer.env_steps += envs
-            if trainer.env_steps - start_steps >= warmup_steps:
+            if trainer.env_steps >= warm_at:
                 owed += updates_per_step
                 while owed >= 1.0:
                     owed -= 1.0
@@ -353,6 +357,7 @@ def train_fast(
         snapshot_rounds=saver.snapshot_rounds,
         snapshot_wins=saver.snapshot_wins,
         snapshots=list(league.snapshots) if league is not None else [],
+        steps_run=trainer.env_steps - start_steps,
     )
 
 
