@@ -238,7 +238,7 @@ def test_pretraining_phase_seeds_the_first_chunk(tmp_path: Path) -> None:
         cfg.read_text()
         + f'\n[pretrain]\nsteps = 3000\nenvs = 2\nopponents = ["{OPPONENT}"]\n'
         + "updates_per_step = 0.2\ntorch_threads = 2\nteacher_lead = 1000\n"  # 2,000 warm-up, ~100 updates
-        + '[bot]\nradar_mode = "lock"\naim_shaping = 0.5\nclose_shaping = 2.0\n'
+        + '[bot]\nradar_mode = "lock"\naim_shaping = 0.5\nclose_shaping = 2.0\nnoise_beta = 1.0\n'
     )
     out = tmp_path / "run"
     result = campaign(cfg, out)
@@ -257,6 +257,7 @@ def test_pretraining_phase_seeds_the_first_chunk(tmp_path: Path) -> None:
     assert pre_meta is not None and meta is not None
     for m in (pre_meta, meta):
         assert (m.extra["radar_mode"], m.extra["aim_shaping"], m.extra["close_shaping"]) == ("lock", 0.5, 2.0)
+        assert m.extra["noise_beta"] == 1.0
     assert int(pretrained["counters.env_steps"]) >= 3000 and int(pretrained["counters.updates"]) > 0
     assert int(trained["counters.env_steps"]) > int(pretrained["counters.env_steps"])
 

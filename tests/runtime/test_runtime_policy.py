@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sacbot.agent.exploration import ColouredNoise
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
@@ -90,3 +91,21 @@ def test_an_aborted_round_is_cut_not_terminal() -> None:
     for item in items:
         learner.cut_episode() if item is EPISODE_CUT else learner.add(item)  # type: ignore[arg-type]
     assert sac.replay.rounds == 1 and learner.rounds_stored() == 0  # stored, but not a completed round
+
+
+def test_training_play_draws_from_the_coloured_noise_and_evals_ignore_it() -> None:
+    sac = SacTrainer(TrainerConfig(seed=6, replay_capacity=1000, device="cpu"))
+    actor = make_fast_actor(sac.snapshot.arrays, NetworkSizes())
+    channel: DropOldestChannel[ChannelItem] = DropOldestChannel(100_000)
+    noise = ColouredNoise(1.0, 1, 4, seed=11)
+    policy = RealtimePolicy(AgentFeatures("spin"), lambda: actor, channel, None, "sampled", noise=noise)
+    setup = game_setup_for("1v1", number_of_rounds=1)
+    LocalBattle(setup, {1: policy, 2: make_opponent("Target", seed=1)}, seed=3).play(max_turns_per_round=200)
+    transitions = [t for t in channel.drain() if isinstance(t, Transition)]
+    assert len(transitions) > 100
+    same = ColouredNoise(1.0, 1, 4, seed=11)
+    same.restart(0)  # the round's start restarts the stream
+    for t in transitions:  # each action is tanh(mu + std * eps) with the stream's next draw as eps
+        expected, _ = actor.step(t.obs, t.hidden, False, None, same.draw()[0])
+        np.testing.assert_allclose(t.action, expected, atol=1e-6)
+    assert RealtimePolicy(AgentFeatures("spin"), lambda: actor, None, None, "mean", noise=noise).noise is None

@@ -188,7 +188,12 @@ class FastActor:
         self._native = lib.actor_step
 
     def _step_native(
-        self, state: np.ndarray, hidden: np.ndarray, deterministic: bool, drawn: np.ndarray | None
+        self,
+        state: np.ndarray,
+        hidden: np.ndarray,
+        deterministic: bool,
+        drawn: np.ndarray | None,
+        eps: np.ndarray | None,
     ) -> tuple[np.ndarray, np.ndarray]:
         ctx, p_state, p_hidden, p_eps, p_action, p_new = self._native_ptrs
         io = self._io
@@ -197,7 +202,7 @@ class FastActor:
         if deterministic:
             self._native(ctx, p_state, p_hidden, None, p_action, p_new)
         else:
-            io["eps"][:] = self.rng.standard_normal(self.action_dim, dtype=np.float32)
+            io["eps"][:] = self.rng.standard_normal(self.action_dim, dtype=np.float32) if eps is None else eps
             if drawn is not None:
                 io["eps"] *= drawn
             self._native(ctx, p_state, p_hidden, p_eps, p_action, p_new)
@@ -226,13 +231,16 @@ class FastActor:
         hidden: np.ndarray,
         deterministic: bool = True,
         drawn: np.ndarray | None = None,
+        eps: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """One tick at batch 1: state (S,), hidden (H,) -> action (A,) in [-1, 1], new hidden (H,).
-        Stochastic steps draw the entries `drawn` names (None: all); the others are the mean's."""
+        Stochastic steps draw the entries `drawn` names (None: all); the others are the mean's. Their
+        standard normal draws come from `eps` (A,) when given (coloured noise), else from this actor's
+        generator."""
         if self._widened:
             state = self._widen(state)
         if self._native is not None:
-            return self._step_native(state, hidden, deterministic, drawn)
+            return self._step_native(state, hidden, deterministic, drawn, eps)
         sz, h = self.sizes, self.hidden_dim
         if state.dtype != np.float32:
             state = state.astype(np.float32)
@@ -270,7 +278,7 @@ class FastActor:
             action = np.tanh(out[:a])
         else:
             log_std = np.clip(out[a:], sz.log_std_min, sz.log_std_max)
-            action = self.rng.standard_normal(a, dtype=np.float32)
+            action = self.rng.standard_normal(a, dtype=np.float32) if eps is None else eps.astype(np.float32)
             if drawn is not None:
                 action *= drawn
             action *= np.exp(log_std)
@@ -279,9 +287,15 @@ class FastActor:
         return action, new_h
 
     def step_batch(
-        self, states: np.ndarray, hidden: np.ndarray, deterministic: bool = True
+        self,
+        states: np.ndarray,
+        hidden: np.ndarray,
+        deterministic: bool = True,
+        eps: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Many independent ticks at once: states (N, S), hidden (N, H) -> actions (N, A), hidden (N, H)."""
+        """Many independent ticks at once: states (N, S), hidden (N, H) -> actions (N, A), hidden (N, H).
+        Stochastic steps take their standard normal draws from `eps` (N, A) when given (coloured noise,
+        `sacbot.agent.exploration`), else from this actor's generator."""
         sz, h, a = self.sizes, self.hidden_dim, self.action_dim
         states = network_inputs(states, sz)
         if sz.memoryless:
@@ -300,5 +314,6 @@ class FastActor:
         if deterministic:
             return np.tanh(mu).astype(np.float32), new_h
         log_std = np.clip(out[:, a:], sz.log_std_min, sz.log_std_max)
-        eps = self.rng.standard_normal(mu.shape, dtype=np.float32)
+        if eps is None:
+            eps = self.rng.standard_normal(mu.shape, dtype=np.float32)
         return np.tanh(mu + np.exp(log_std) * eps).astype(np.float32), new_h

@@ -188,7 +188,7 @@ def train_ray(
         "kickstart_anneal_from": settings.kickstart_anneal_from, "kickstart_floor": settings.kickstart_floor,
         "kickstart_movement": settings.kickstart_movement,
         "kickstart_movement_from": settings.kickstart_movement_from,
-        "self_imitation": settings.self_imitation,
+        "self_imitation": settings.self_imitation, "noise_beta": settings.noise_beta,
         "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
         "ray_runners": runners,
@@ -200,7 +200,7 @@ def train_ray(
     spec = RunnerSpec(
         opponents=names, envs=envs, seed=seed, sizes=sizes, max_turns=max_turns, radar_mode=radar_mode,
         aim_shaping=settings.aim_shaping, close_shaping=settings.close_shaping,
-        rounds_per_game=rounds_per_game,
+        rounds_per_game=rounds_per_game, noise_beta=settings.noise_beta,
     )  # fmt: skip
     cls = runner_class(max_restarts=max_restarts, num_cpus=runner_cpus)
     ahead_cap = max_ahead if max_ahead is not None else 2 * runners * chunk_steps * envs

@@ -3,10 +3,11 @@
 The runner is a plain class (`EnvRunner`); `runner_class` wraps it with `ray.remote` and `max_restarts`, so a
 runner that dies (killed, its node lost) is started again by Ray and the learner keeps calling it. Each call
 to `collect` steps the arenas `vector_steps` times (one batched `FastActor.step_batch` per step, stochastic,
-the GRU state kept per arena) and returns the rounds that finished, whole, as `train-fast` stores them: per
-round the states o_0..o_T, and per step the action, reward, done flag and the hidden state acted from. Open
-rounds stay in the runner and ship in a later call. New actor weights come as a reference into Ray's object
-store (put once by the learner); the runner fetches them only when their version is newer than its own.
+the GRU state kept per arena; coloured draws with `noise_beta`) and returns the rounds that finished, whole,
+as `train-fast` stores them: per round the states o_0..o_T, and per step the action, reward, done flag and the
+hidden state acted from. Open rounds stay in the runner and ship in a later call. New actor weights come as a
+reference into Ray's object store (put once by the learner); the runner fetches them only when their version
+is newer than its own.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class RunnerSpec:
     aim_shaping: float = 0.0
     close_shaping: float = 0.0
     rounds_per_game: int = 10
+    noise_beta: float = 0.0  # coloured exploration noise (`sacbot.agent.exploration`); 0: white
 
 
 def pack_rounds(
@@ -101,6 +103,7 @@ class EnvRunner:
         self.hidden = np.zeros((spec.envs, spec.sizes.hidden), np.float32)
         self.open: list[RoundBuffer] = []
         self.calls = 0
+        self.noise: Any = None  # ColouredNoise, one stream per arena, made with the first games
 
     def pid(self) -> int:
         return os.getpid()
@@ -127,12 +130,19 @@ class EnvRunner:
         if self.obs is None:
             self.obs, _ = self.vec.reset(seed=self.spec.seed + 1_000_003 * self.index + first_env_steps)
             self.open = [RoundBuffer(obs=[self.obs[i].copy()]) for i in range(self.spec.envs)]
+            if self.spec.noise_beta > 0.0:
+                from sacbot.agent.exploration import ColouredNoise
+
+                spec = self.spec
+                noise_seed = spec.seed + 1_000_003 * self.index + first_env_steps + 2
+                self.noise = ColouredNoise(spec.noise_beta, spec.envs, spec.sizes.action_dim, noise_seed)
         started = time.perf_counter()
         finished: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         results: list[dict[str, Any]] = []
         obs, hidden = self.obs, self.hidden
         for _ in range(vector_steps):
-            actions, new_hidden = self.actor.step_batch(obs, hidden, deterministic=False)
+            eps = None if self.noise is None else self.noise.draw()
+            actions, new_hidden = self.actor.step_batch(obs, hidden, deterministic=False, eps=eps)
             next_obs, rewards, terminated, truncated, infos = self.vec.step(actions)
             for i, buf in enumerate(self.open):
                 buf.actions.append(actions[i])
@@ -152,6 +162,8 @@ class EnvRunner:
                     results.append(result)
                     self.open[i] = RoundBuffer(obs=[next_obs[i].copy()])
                     new_hidden[i] = 0.0
+                    if self.noise is not None:
+                        self.noise.restart(i)
                 else:
                     buf.obs.append(next_obs[i].copy())
             obs, hidden = next_obs, new_hidden

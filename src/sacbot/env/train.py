@@ -22,7 +22,8 @@ Per vector step: one batched actor call (numpy `FastActor.step_batch`, stochasti
 arenas step; every finished round goes into the sequence replay whole (`add_round`), and `updates_per_step`
 SAC updates run (on average; fractions carry over) once the replay holds a window. One SAC update costs far
 more than a vector step on a CPU, so `updates_per_step` sets the speed; torch runs on one thread by default.
-The acting weights follow the trainer every `sync_every` updates.
+The acting weights follow the trainer every `sync_every` updates. With `noise_beta` > 0 (SACBOT_NOISE_BETA)
+the actor's draws are coloured noise, one stream per arena (`sacbot.agent.exploration`).
 
 Opponents: without a `league_config` ("spread") arena i keeps `opponents[i % n]` for the whole run. With one
 ("weights" or "pfsp" sampling) each new game's opponent is drawn from a league pool (`sacbot.env.league`:
@@ -96,6 +97,7 @@ def train_fast(
     self_imitation: float | None = None,
     n_step: int | None = None,
     target_entropy: float | None = None,
+    noise_beta: float | None = None,
     sizes: NetworkSizes | None = None,
     teacher_lead: int = 0,
     torch_threads: int | None = 1,
@@ -156,6 +158,7 @@ def train_fast(
         self_imitation,
         n_step,
         target_entropy,
+        noise_beta,
         sizes,
     ):
         # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
@@ -182,6 +185,7 @@ def train_fast(
         kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
         self_imitation = settings.self_imitation if self_imitation is None else self_imitation
         n_step = settings.n_step if n_step is None else n_step
+        noise_beta = settings.noise_beta if noise_beta is None else noise_beta
         if target_entropy is None:
             target_entropy = target_entropy_for(settings.target_entropy, resumed)
         if sizes is None:
@@ -190,11 +194,13 @@ def train_fast(
     assert close_shaping is not None and device is not None
     assert n_step is not None and sizes is not None and kickstart_filter is not None
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
-    assert kickstart_movement is not None and kickstart_movement_from is not None
+    assert kickstart_movement is not None and kickstart_movement_from is not None and noise_beta is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
         raise UserError(f"kickstart must be 0 (off) or more, not {kickstart!r}", exit_code=2)
+    if not 0.0 <= noise_beta <= 3.0:
+        raise UserError(f"noise_beta must lie in [0, 3] (0 white, 1 pink, 2 red), not {noise_beta!r}", 2)
     if radar_mode not in ("spin", "lock"):
         raise UserError(f"radar_mode must be 'spin' or 'lock', not {radar_mode!r}", exit_code=2)
     mode: RadarMode = "lock" if radar_mode == "lock" else "spin"
@@ -257,13 +263,20 @@ def train_fast(
         "kickstart_floor": kickstart_floor, "kickstart_movement": kickstart_movement,
         "kickstart_movement_from": kickstart_movement_from,
         "kickstart_filter": kickstart_filter,
-        "self_imitation": self_imitation, "n_step": n_step,
+        "self_imitation": self_imitation, "n_step": n_step, "noise_beta": noise_beta,
         "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with, board=board, league=league)
     lead_rng = np.random.default_rng(seed + 1)
     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed)
+    # Coloured exploration noise: one stream per arena, restarted with each round (None: the actor's white
+    # draws, as before). Seeded from where the run stands, so a resumed run draws on.
+    noise = None
+    if noise_beta > 0.0:
+        from sacbot.agent.exploration import ColouredNoise
+
+        noise = ColouredNoise(noise_beta, envs, sizes.action_dim, seed=seed + 2 + trainer.env_steps)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
     hidden = np.zeros((envs, actor.hidden_dim), np.float32)
     buffers = [RoundBuffer(obs=[obs[i].copy()]) for i in range(envs)]
@@ -285,7 +298,8 @@ def train_fast(
     interrupted = False
     try:
         while trainer.env_steps - start_steps < steps:
-            actions, new_hidden = actor.step_batch(obs, hidden, deterministic=False)
+            eps = None if noise is None else noise.draw()
+            actions, new_hidden = actor.step_batch(obs, hidden, deterministic=False, eps=eps)
             if trainer.env_steps < teacher_lead:  # counted from the run's start, so a resume goes on
                 # The teacher drives (with exploration noise) while the actor's hidden state follows along:
                 # off-policy data from play that hits and wins, in the states the teacher reaches.
@@ -305,6 +319,8 @@ def train_fast(
                     saver.round_end(result, bool(terminated[i]), trainer.env_steps, reward_sum=reward_sum)
                     buffers[i] = RoundBuffer(obs=[next_obs[i].copy()])
                     new_hidden[i] = 0.0
+                    if noise is not None:
+                        noise.restart(i)
                 else:
                     buf.obs.append(next_obs[i].copy())
             obs, hidden = next_obs, new_hidden

@@ -123,6 +123,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     apply_speed_levers(settings)
     import torch
 
+    from sacbot.agent.exploration import ColouredNoise
     from sacbot.agent.trainer import SacTrainer
     from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.runtime.channel import DropOldestChannel
@@ -230,6 +231,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                     "kickstart": kickstart,
                     "kickstart_filter": kickstart_filter,
                     "self_imitation": settings.self_imitation,
+                    "noise_beta": settings.noise_beta,
                     "target_entropy": sac.config.entropy_target(),
                 },
                 replay_keep=settings.replay_keep,
@@ -262,6 +264,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             on_crash=on_crash,
         )
         live = trainer  # the closure reads `published` once per tick: one reference read
+        noise = None
+        if settings.noise_beta > 0.0:
+            noise = ColouredNoise(settings.noise_beta, 1, sac.config.sizes.action_dim, seed=sac.env_steps)
         policy = RealtimePolicy(
             features,
             lambda: live.published,
@@ -269,6 +274,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             trainer.round_ended,
             actions="sampled",
             keep_all_latencies=settings.stats_file is not None,
+            noise=noise,
         )
     _say(f"{identity.name}: {start.source}; weights folder {weights}; radar {radar_mode} ({radar_source})")
     if sizes.angle_inputs:
@@ -280,6 +286,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     if settings.behaviour_log_std_min is not None and not eval_mode:
         floor = settings.behaviour_log_std_min
         _say(f"behaviour spread: play draws each action entry with log std at least {floor:g}")
+    if settings.noise_beta > 0.0 and not eval_mode:
+        _say(f"exploration noise coloured: 1/f^{settings.noise_beta:g} along the turns (0 white, 1 pink)")
     if settings.self_imitation > 0.0 and not eval_mode:
         _say(f"self-imitation {settings.self_imitation:g}: toward replay actions the critics rate higher")
     if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from sacbot.agent.exploration import ColouredNoise
 from sacbot.agent.features import ACTION_DIM
 from sacbot.agent.inference import ActionMode, drawn_entries
 from sacbot.runtime.channel import DropOldestChannel
@@ -56,6 +57,7 @@ class RealtimePolicy:
         on_round_report: Callable[[RoundReport], None] | None,
         actions: ActionMode,
         keep_all_latencies: bool = False,
+        noise: ColouredNoise | None = None,
     ) -> None:
         self.features = features
         self.actor_source = actor_source
@@ -63,6 +65,8 @@ class RealtimePolicy:
         self.on_round_report = on_round_report
         self.actor = actor_source()
         self.deterministic, self.drawn = drawn_entries(actions, ACTION_DIM)
+        # Coloured exploration noise (one stream, restarted each round); None: the actor's white draws.
+        self.noise = None if self.deterministic else noise
         self.hidden = self.actor.initial_hidden()
         self.my_id = 0
         self.latency = LatencyRecorder()
@@ -113,6 +117,8 @@ class RealtimePolicy:
         self.actor = self.actor_source()
         self.features.start_round()
         self._start_round_state()
+        if self.noise is not None:
+            self.noise.restart(0)
 
     def on_tick(self, tick: Any) -> Any:
         started = time.perf_counter_ns()
@@ -121,7 +127,8 @@ class RealtimePolicy:
             self.actor = actor
         obs = self.features.observe(tick)
         reward = self.features.reward(tick)
-        action, new_hidden = self.actor.step(obs, self.hidden, self.deterministic, self.drawn)
+        eps = None if self.noise is None else self.noise.draw()[0]
+        action, new_hidden = self.actor.step(obs, self.hidden, self.deterministic, self.drawn, eps)
         intent = self.features.to_intent(action)
         if tick.bot_state.is_debugging_enabled:  # the server lets this bot paint: off the path otherwise
             intent.debug_graphics = self.features.paint(tick, action)

@@ -18,7 +18,12 @@ class TickActor(Protocol):
     def initial_hidden(self) -> np.ndarray: ...
 
     def step(
-        self, obs: np.ndarray, hidden: np.ndarray, deterministic: bool, drawn: np.ndarray | None = None
+        self,
+        obs: np.ndarray,
+        hidden: np.ndarray,
+        deterministic: bool,
+        drawn: np.ndarray | None = None,
+        eps: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]: ...
 
 
