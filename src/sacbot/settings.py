@@ -81,9 +81,6 @@ class SacbotSettings(BaseSettings):
     # Opt-in: potential-based closing-in shaping k (sacbot.agent.features): each step toward the enemy pays.
     close_shaping: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     kickstart: float = Field(0.0, ge=0.0, allow_inf_nan=False)
-    # Opt-in: training play's exploration noise is coloured, power spectrum 1/f**beta along the turns
-    # (`sacbot.agent.exploration`): 0 white (SAC's own draws), 1 pink, 2 red. Evals and the policy unchanged.
-    noise_beta: float = Field(0.0, ge=0.0, le=3.0, allow_inf_nan=False)
     # The kickstart weight fades linearly to the floor at this many learner updates (in checkpoints), from
     # `kickstart_anneal_from` on; 0: constant.
     kickstart_anneal: int = Field(0, ge=0)
@@ -114,6 +111,9 @@ class SacbotSettings(BaseSettings):
     # Opt-in, `play` only: training play draws every action entry with log std at least this (above the
     # policy's bound: exactly this), so the critics see actions around the mean; None: the policy's spread.
     behaviour_log_std_min: float | None = Field(None, ge=-5.0, le=2.0, allow_inf_nan=False)
+    # Opt-in: training play's exploration noise is coloured, power spectrum 1/f**beta along the turns
+    # (`sacbot.agent.exploration`): 0 white (SAC's own draws), 1 pink, 2 red. Evals and the policy unchanged.
+    noise_beta: float = Field(0.0, ge=0.0, le=3.0, allow_inf_nan=False)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     seed: int | None = None
     # `sacbot play` (runtime): the channel between the realtime and trainer threads, and the trainer's pace.

@@ -43,6 +43,11 @@ def test_streams_are_independent_seeded_and_restart_with_a_fresh_sequence() -> N
     after = noise.draw()
     assert np.array_equal(after[0], drawn(ColouredNoise(1.0, 2, 4, seed=7, length=50), 11)[0, :, 10])
     assert not np.array_equal(after[1], first[1, :, 0])  # stream 1 starts over, on a new sequence
+    one_by_one = ColouredNoise(1.0, 3, 4, seed=7, length=50)  # the realtime path: one stream at a time
+    for t in range(120):
+        assert all(np.array_equal(one_by_one.draw_one(i), a[i, :, t]) for i in range(3))
+    with pytest.raises(ValueError, match="read-only"):
+        one_by_one.draw_one(0)[0] = 1.0
 
 
 def test_a_bad_beta_is_refused() -> None:

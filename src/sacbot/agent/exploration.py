@@ -41,7 +41,10 @@ class ColouredNoise:
         self.length = length
         self.rng = np.random.default_rng(seed)
         self._sequences = np.empty((streams, action_dim, length), np.float32)
+        self._view = self._sequences.view()  # what `draw_one` hands out: read-only
+        self._view.flags.writeable = False
         self._next = np.zeros(streams, np.int64)
+        self._rows = np.arange(streams)
         for i in range(streams):
             self.restart(i)
 
@@ -61,10 +64,19 @@ class ColouredNoise:
         """The next draw of every stream: (streams, action_dim), float32."""
         for i in np.flatnonzero(self._next >= self.length):
             self.restart(int(i))
-        rows = np.arange(self.streams)
-        out = self._sequences[rows, :, self._next]
+        out = self._sequences[self._rows, :, self._next]
         self._next += 1
         return out
+
+    def draw_one(self, stream: int) -> np.ndarray:
+        """The next draw of one stream: (action_dim,), a read-only view (the realtime thread's path: one
+        index, no copy; the actor copies it into its own buffer)."""
+        k = int(self._next[stream])
+        if k >= self.length:
+            self.restart(stream)
+            k = 0
+        self._next[stream] = k + 1
+        return self._view[stream, :, k]
 
 
 __all__ = ["SEQUENCE_LENGTH", "ColouredNoise"]

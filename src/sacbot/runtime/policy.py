@@ -127,7 +127,7 @@ class RealtimePolicy:
             self.actor = actor
         obs = self.features.observe(tick)
         reward = self.features.reward(tick)
-        eps = None if self.noise is None else self.noise.draw()[0]
+        eps = None if self.noise is None else self.noise.draw_one(0)
         action, new_hidden = self.actor.step(obs, self.hidden, self.deterministic, self.drawn, eps)
         intent = self.features.to_intent(action)
         if tick.bot_state.is_debugging_enabled:  # the server lets this bot paint: off the path otherwise
