@@ -156,6 +156,31 @@ def test_exported_rounds_load_into_a_new_replay_whole_and_newest_first_kept(tmp_
     assert small.rounds == 1 and len(small) == 30
 
 
+def test_fresh_share_draws_from_the_rounds_stored_after_a_kept_replay() -> None:
+    kept = SequenceReplay(1000, S, A, HID, window=L)
+    kept.add_round(*round_arrays(0, 8))  # 3 windows
+    kept.add_round(*round_arrays(1, 14))  # 9 windows
+    buf = SequenceReplay(1000, S, A, HID, window=L)
+    buf.extend_rounds(kept.export_rounds(1000))
+    # No fresh round yet: a fresh share draws over the kept rounds as uniform sampling does, the same batch.
+    same = buf.sample(64, np.random.default_rng(3), fresh=0.5).obs
+    assert np.array_equal(same, buf.sample(64, np.random.default_rng(3)).obs)
+    buf.add_round(*round_arrays(10, 8))  # the fresh round: 3 windows of 15
+    obs, act, rew, done, hid = round_arrays(11, 20)  # an open fresh round: 2 windows so far
+    for t in range(7):
+        buf.add(obs[t], act[t], float(rew[t]), obs[t + 1], False, hid[t])
+    rounds = buf.sample(4000, np.random.default_rng(4), fresh=1.0).obs[:, 0, 0]
+    assert set(np.unique(rounds).tolist()) == {10.0, 11.0}
+    half = buf.sample(4000, np.random.default_rng(5), fresh=0.5)
+    fresh_drawn = np.count_nonzero(half.obs[:, 0, 0] >= 10)
+    # 2,000 drawn among the fresh windows, and 5 of 17 of the other 2,000 fall there too (~588).
+    assert 2000 + 480 < fresh_drawn < 2000 + 700
+    assert np.all(np.diff(half.obs[:, :, 1], axis=1) == 1) and np.all(half.obs[:, :, 0] == half.obs[:, :1, 0])
+    # Uniform sampling is unchanged by the kept/fresh split.
+    uniform = buf.sample(4000, np.random.default_rng(6)).obs[:, 0, 0]
+    assert 4000 * 5 / 17 - 150 < np.count_nonzero(uniform >= 10) < 4000 * 5 / 17 + 150
+
+
 @pytest.mark.parametrize("damage", ["truncated", "foreign sizes", "nan", "pickle"])
 def test_a_damaged_replay_file_is_a_clear_error(tmp_path: Any, damage: str) -> None:
     buf = SequenceReplay(200, S, A, HID, window=L)

@@ -303,7 +303,23 @@ def test_n_step_one_is_the_one_step_update_and_five_differs() -> None:
     assert m_one["critic_loss"] != pytest.approx(m_five["critic_loss"])  # other targets
 
 
+def test_a_fresh_share_trains_on_the_rounds_after_the_kept_replay() -> None:
+    """Kept rounds full of NaN poison any update that samples them: with fresh_fraction 1 none does."""
+    kept = SacTrainer(config())
+    fill(kept, rounds=4)
+    arrays = kept.replay.export_rounds(10_000)
+    arrays["reward"][:] = np.nan
+    for share, finite in ((1.0, True), (0.0, False)):
+        trainer = SacTrainer(config(fresh_fraction=share))
+        trainer.replay.extend_rounds(arrays)
+        fill(trainer, rounds=1, seed=1)  # one fresh round
+        passes = [trainer.train_step() for _ in range(5)]
+        assert all(m is not None and np.isfinite(m["critic_loss"]) == finite for m in passes), share
+
+
 def test_a_bad_n_step_or_anneal_is_one_clear_error() -> None:
+    with pytest.raises(UserError, match="fresh_fraction must be 0 to 1"):
+        config(fresh_fraction=1.5)
     with pytest.raises(UserError, match="n_step"):
         config(n_step=0)
     with pytest.raises(UserError, match="n_step"):

@@ -207,7 +207,11 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     weights = tmp_path / "weights"
     sizes = NetworkSizes(angle_inputs=True, energy_inputs=True, log_std_max=-1.0)
     save_best(weights, TrainerConfig(sizes=sizes, seed=3, device="cpu"))
-    extra = {"SACBOT_BEHAVIOUR_LOG_STD_MIN": "-0.5", "SACBOT_SELF_IMITATION": "2"}
+    extra = {
+        "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-0.5",
+        "SACBOT_SELF_IMITATION": "2",
+        "SACBOT_FRESH_FRACTION": "0.5",
+    }
     use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), **extra})
     run_battle(
         [BOTS / "SacBot", OPPONENT], game_setup_for("1v1", number_of_rounds=2), log_dir=tmp_path / "logs"
@@ -218,6 +222,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     assert "log std bound -1: sampled actions stay nearer the mean" in log
     assert "behaviour spread: play draws each action entry with log std at least -0.5" in log
     assert "self-imitation 2: toward replay actions the critics rate higher" in log
+    assert "fresh rounds: 0.5 of each batch from this run's rounds, not the kept replay" in log
     meta = read_meta(weights / "latest.zip")
     assert meta is not None and meta.updates > 0 and meta.extra["self_imitation"] == 2.0
     passes = [json.loads(line) for line in (weights / "training_metrics.jsonl").read_text().splitlines()]
@@ -322,6 +327,7 @@ def test_a_trainer_crash_ends_the_process_with_a_clear_error(
         ("SACBOT_OPPONENT", "../x"),
         ("SACBOT_BEHAVIOUR_LOG_STD_MIN", "3"),
         ("SACBOT_SELF_IMITATION", "-1"),
+        ("SACBOT_FRESH_FRACTION", "1.5"),
     ],
 )
 def test_bad_settings_are_one_line_and_exit_2(tmp_path: Path, variable: str, value: str) -> None:

@@ -5,7 +5,8 @@ stored round is one contiguous run of slots (mod capacity), so its windows are i
 and windows never mix two rounds. When the ring wraps onto an old round, that whole round is evicted (all of
 its slots are marked empty), so no partial rounds stay behind. Sampling picks windows uniformly among all
 valid ones (cumulative window counts + searchsorted, vectorised, no rejection) and gathers them with one fancy
-index per array.
+index per array. Rounds read back from a kept replay (`extend_rounds`) are "kept"; those stored after them are
+"fresh", and `sample(..., fresh=f)` can draw a share f of each batch from the fresh rounds' windows alone.
 
 Thread-safe: `add`, `add_round` and `sample` hold one lock; sampling copies what it returns.
 """
@@ -56,6 +57,7 @@ class SequenceReplay:
         self._round = 0  # id of the open round
         self._round_len = 0
         self._rounds: deque[tuple[int, int, int]] = deque()  # (round id, first slot, length), oldest first
+        self._fresh_from = 0  # the first round id stored after the last `extend_rounds` (a kept replay)
         self._lock = threading.Lock()
         self.steps_added = 0
 
@@ -210,12 +212,18 @@ class SequenceReplay:
                     arrays["hidden"][start:end],
                 )
             start = end
+        with self._lock:
+            self._fresh_from = self._round
         return start
 
     # -- sampling ------------------------------------------------------------------------------------------
-    def sample(self, batch: int, rng: np.random.Generator) -> Batch:
-        """B windows drawn uniformly among all valid windows (no rejection). ValueError if there is none."""
+    def sample(self, batch: int, rng: np.random.Generator, fresh: float = 0.0) -> Batch:
+        """B windows drawn uniformly among all valid windows (no rejection). With `fresh` > 0,
+        round(B * fresh) of them are drawn uniformly among the fresh rounds' windows instead (those stored
+        after the last kept replay was read back), while the fresh rounds hold any. ValueError if there is no
+        window at all."""
         with self._lock:
+            ids = np.fromiter((r[0] for r in self._rounds), np.int64, len(self._rounds))
             firsts = np.fromiter((r[1] for r in self._rounds), np.int64, len(self._rounds))
             counts = np.fromiter((r[2] for r in self._rounds), np.int64, len(self._rounds)) - (
                 self.window - 1
@@ -226,6 +234,14 @@ class SequenceReplay:
             if total == 0:
                 raise ValueError("no complete window in the replay yet")
             k = rng.integers(0, total, size=batch)
+            if fresh > 0.0:
+                # Rounds are stored in id order, so the fresh ones are the deque's tail: its windows are
+                # the cumulative counts' last stretch, [before, total).
+                first_fresh = int(np.searchsorted(ids, self._fresh_from, side="left"))
+                before = int(cum[first_fresh - 1]) if first_fresh else 0
+                n_fresh = min(batch, int(round(batch * fresh)))
+                if before < total and n_fresh:
+                    k[:n_fresh] = rng.integers(before, total, size=n_fresh)
             r = np.searchsorted(cum, k, side="right")
             starts = (firsts[r] + k - (cum[r] - counts[r])) % self.capacity
             idx = (starts[:, None] + np.arange(self.window)) % self.capacity  # (B, L)

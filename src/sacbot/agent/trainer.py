@@ -157,7 +157,7 @@ class SacTrainer:
         """Sample a batch and run one update pass; None while the replay holds no complete window."""
         with self._lock:
             try:
-                batch = self.replay.sample(self.config.batch_size, self.np_rng)
+                batch = self.replay.sample(self.config.batch_size, self.np_rng, self.config.fresh_fraction)
             except ValueError:
                 return None
             return self._update(batch)

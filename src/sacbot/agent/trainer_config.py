@@ -63,6 +63,10 @@ class TrainerConfig:
     # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
     # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
     n_step: int = 1
+    # The share of each batch drawn from the fresh rounds alone: those stored after a kept replay was read
+    # back (`SequenceReplay.sample`), so a real-time run against one opponent weighs its own games above the
+    # kept ones from the first round on (RLPD's symmetric sampling is 0.5); 0 = uniform over the whole replay.
+    fresh_fraction: float = 0.0
     arena_width: float = 800.0  # the teacher reads positions in these units (the 1v1 arena)
     arena_height: float = 600.0
 
@@ -110,6 +114,8 @@ class TrainerConfig:
             )
         if self.kickstart_movement_from and self.kickstart_movement == 1.0:
             raise UserError("kickstart_movement_from needs kickstart_movement (the scale it switches to)", 2)
+        if not 0.0 <= self.fresh_fraction <= 1.0:
+            raise UserError(f"fresh_fraction must be 0 to 1, not {self.fresh_fraction}", 2)
         if not self.self_imitation >= 0.0:
             raise UserError(f"self_imitation must be 0 (off) or more, not {self.self_imitation}", 2)
 

@@ -164,6 +164,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 kickstart_filter=kickstart_filter,
                 self_imitation=settings.self_imitation,
                 n_step=settings.n_step,
+                fresh_fraction=settings.fresh_fraction,
                 target_entropy=target_entropy_for(settings.target_entropy, first_meta),
             )
         )
@@ -288,6 +289,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say(f"behaviour spread: play draws each action entry with log std at least {floor:g}")
     if settings.noise_beta > 0.0 and not eval_mode:
         _say(f"exploration noise coloured: 1/f^{settings.noise_beta:g} along the turns (0 white, 1 pink)")
+    if settings.fresh_fraction > 0.0 and not eval_mode:
+        share = settings.fresh_fraction
+        _say(f"fresh rounds: {share:g} of each batch from this run's rounds, not the kept replay")
     if settings.self_imitation > 0.0 and not eval_mode:
         _say(f"self-imitation {settings.self_imitation:g}: toward replay actions the critics rate higher")
     if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
