@@ -120,8 +120,8 @@ class SacbotSettings(BaseSettings):
     channel_capacity: int = Field(4096, ge=1)  # transitions; when full the oldest is dropped and counted
     warmup_rounds: int = Field(2, ge=0)  # rounds stored in the replay before the first update
     utd_ratio: float = 0.5  # updates per stored transition; <= 0 trains flat out
-    # Opt-in: the share of each batch drawn from this run's own rounds, not the kept replay it started with
-    # (`TrainerConfig.fresh_fraction`); 0: uniform over the whole replay.
+    # Opt-in, `play` only: the share of each batch drawn from this run's own rounds, not the kept replay
+    # it started with (`TrainerConfig.fresh_fraction`); 0: uniform over the whole replay.
     fresh_fraction: float = Field(0.0, ge=0.0, le=1.0, allow_inf_nan=False)
     publish_every: int = Field(10, ge=1)  # publish new actor weights every N updates
     best_window: int = Field(10, ge=1)  # rounds in the per-opponent score-share window

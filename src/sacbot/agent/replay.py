@@ -223,7 +223,6 @@ class SequenceReplay:
         after the last kept replay was read back), while the fresh rounds hold any. ValueError if there is no
         window at all."""
         with self._lock:
-            ids = np.fromiter((r[0] for r in self._rounds), np.int64, len(self._rounds))
             firsts = np.fromiter((r[1] for r in self._rounds), np.int64, len(self._rounds))
             counts = np.fromiter((r[2] for r in self._rounds), np.int64, len(self._rounds)) - (
                 self.window - 1
@@ -237,6 +236,7 @@ class SequenceReplay:
             if fresh > 0.0:
                 # Rounds are stored in id order, so the fresh ones are the deque's tail: its windows are
                 # the cumulative counts' last stretch, [before, total).
+                ids = np.fromiter((r[0] for r in self._rounds), np.int64, len(self._rounds))
                 first_fresh = int(np.searchsorted(ids, self._fresh_from, side="left"))
                 before = int(cum[first_fresh - 1]) if first_fresh else 0
                 n_fresh = min(batch, int(round(batch * fresh)))

@@ -65,7 +65,7 @@ class TrainerConfig:
     n_step: int = 1
     # The share of each batch drawn from the fresh rounds alone: those stored after a kept replay was read
     # back (`SequenceReplay.sample`), so a real-time run against one opponent weighs its own games above the
-    # kept ones from the first round on (RLPD's symmetric sampling is 0.5); 0 = uniform over the whole replay.
+    # kept ones from the first round on (near RLPD's symmetric sampling at 0.5); 0 = uniform over the replay.
     fresh_fraction: float = 0.0
     arena_width: float = 800.0  # the teacher reads positions in these units (the 1v1 arena)
     arena_height: float = 600.0
