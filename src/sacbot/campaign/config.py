@@ -173,6 +173,8 @@ class BotSettings(_Strict):
     target_entropy: float | None = Field(default=None, ge=-40.0, le=10.0, allow_inf_nan=False)
     # real-time chunks only: training play draws every action entry with log std at least this
     behaviour_log_std_min: float | None = Field(default=None, ge=-5.0, le=2.0, allow_inf_nan=False)
+    # real-time chunks only: this share of each batch from the chunk's own rounds, not the kept replay
+    fresh_fraction: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     # training play's exploration noise coloured, 1/f**beta along the turns (0 white, 1 pink, 2 red)
     noise_beta: float | None = Field(default=None, ge=0.0, le=3.0, allow_inf_nan=False)
     eval_actions: ActionMode | None = None  # how evals act: the mean, all entries or the speed sampled
@@ -197,6 +199,7 @@ class BotSettings(_Strict):
             "log_std_max": self.log_std_max,
             "target_entropy": self.target_entropy,
             "behaviour_log_std_min": self.behaviour_log_std_min,
+            "fresh_fraction": self.fresh_fraction,
             "noise_beta": self.noise_beta,
             "eval_actions": self.eval_actions,
         }
