@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sacbot.agent.exploration import ColouredNoise
+from sacbot.agent.exploration import GUN_TURN, ColouredNoise, widen_gun
 from sacbot.agent.inference import FastActor
 from sacbot.agent.sizes import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
@@ -75,3 +75,26 @@ def test_the_actor_draws_with_the_given_eps_in_both_paths() -> None:
             action, _ = one.step(states[i], hidden[i], deterministic=False, eps=eps[i])
             np.testing.assert_allclose(action, sampled[i], atol=1e-5)
     assert not np.allclose(sampled, mean, atol=1e-3)
+
+
+def test_a_wider_gun_scales_only_the_gun_turn_s_draw() -> None:
+    sizes = NetworkSizes(log_std_max=-2.0)  # the campaign's bound: std 0.135 before tanh
+    arrays = SacTrainer(TrainerConfig(sizes=sizes, seed=2, device="cpu")).actor_arrays()
+    rng = np.random.default_rng(0)
+    states = np.repeat(rng.uniform(-1, 1, (1, sizes.state_dim)).astype(np.float32), 4000, axis=0)
+    hidden = np.zeros((4000, sizes.hidden), np.float32)
+    eps = rng.standard_normal((4000, sizes.action_dim)).astype(np.float32)
+    kept = eps.copy()
+    wide = widen_gun(eps, 4.0)
+    assert np.array_equal(eps, kept)  # the caller's draws (a coloured stream's) are not written
+    assert np.array_equal(wide[:, GUN_TURN], 4.0 * eps[:, GUN_TURN])
+    others = [j for j in range(sizes.action_dim) if j != GUN_TURN]
+    assert np.array_equal(wide[:, others], eps[:, others])
+    actor = FastActor(arrays, sizes, seed=1)
+    spread = {}
+    for k, draws in (("policy", eps), ("wide", wide)):
+        actions, _ = actor.step_batch(states, hidden, deterministic=False, eps=draws)
+        spread[k] = np.arctanh(actions.astype(np.float64)).std(axis=0)  # std * eps around one mean, per entry
+    np.testing.assert_allclose(spread["policy"], np.exp(-2.0), rtol=0.05)
+    np.testing.assert_allclose(spread["wide"][GUN_TURN], 4.0 * np.exp(-2.0), rtol=0.05)
+    np.testing.assert_allclose(spread["wide"][others], spread["policy"][others], rtol=1e-5)

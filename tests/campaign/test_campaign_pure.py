@@ -84,6 +84,7 @@ log_std_max = 0.0
 target_entropy = -8.0
 behaviour_log_std_min = -1.5
 fresh_fraction = 0.5
+gun_spread = 4.0
 eval_actions = "speed"
 """
     )
@@ -105,6 +106,7 @@ eval_actions = "speed"
         "SACBOT_TARGET_ENTROPY": "-8.0",
         "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-1.5",
         "SACBOT_FRESH_FRACTION": "0.5",
+        "SACBOT_GUN_SPREAD": "4.0",
         "SACBOT_EVAL_ACTIONS": "speed",
     }
     assert parse_campaign(MINIMAL).bot.environment() == {}  # unset: the environment's own settings hold
@@ -135,6 +137,7 @@ eval_actions = "speed"
         ({**MINIMAL, "bot": {"kickstart_floor": -1.0}}, "bot.kickstart_floor"),
         ({**MINIMAL, "bot": {"log_std_max": 2.5}}, "bot.log_std_max"),
         ({**MINIMAL, "bot": {"fresh_fraction": 1.5}}, "bot.fresh_fraction"),
+        ({**MINIMAL, "bot": {"gun_spread": 0.5}}, "bot.gun_spread"),
         ({**MINIMAL, "bot": {"kickstart": 5.0}, "game": {"setup": {"arena_width": 1000}}}, "bot.kickstart"),
         ({k: v for k, v in MINIMAL.items() if k != "name"}, "name"),
     ],

@@ -17,6 +17,7 @@ from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import latest_path, load_for_game, opponent_best_path, read_meta, restore_trainer
 from sacbot.env.train import train_fast
+from sacbot.errors import UserError
 
 
 def test_train_fast_writes_resumable_checkpoints_and_best_slots(tmp_path: Path) -> None:
@@ -158,3 +159,35 @@ def test_train_fast_plays_with_coloured_noise_when_the_setting_says(tmp_path: Pa
         a, b = (np.stack(side) for side in zip(*pairs, strict=True))
         lag1[beta] = float(np.mean([np.corrcoef(a[:, j], b[:, j])[0, 1] for j in range(sizes.action_dim)]))
     assert lag1[0.0] < 0.3 and lag1[2.0] > 0.9, lag1  # measured: 0.009 and 0.995
+
+
+def test_train_fast_draws_the_gun_turn_wider_when_the_setting_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bounded actor (std 0.135 before tanh) that never updates: with SACBOT_GUN_SPREAD=4 the replay's gun
+    turns spread about four times as wide around the policy's mean, the other entries as before."""
+    from sacbot.agent.exploration import GUN_TURN
+    from sacbot.agent.inference import FastActor
+    from sacbot.agent.sizes import NetworkSizes
+    from sacbot.checkpoint.replay_file import load_replay
+
+    sizes = NetworkSizes(log_std_max=-2.0)
+    spread = {}
+    for k in (1.0, 4.0):
+        monkeypatch.setenv("SACBOT_GUN_SPREAD", str(k))  # as a campaign's [bot] gun_spread sets it
+        out = tmp_path / f"spread{k:g}"
+        train_fast("SpinBot", out, steps=800, envs=4, seed=3, updates_per_step=0.0, max_turns=200,
+                   sizes=sizes, replay_keep=10_000)  # fmt: skip
+        assert (meta := read_meta(latest_path(out))) is not None and meta.extra["gun_spread"] == k
+        trainer = SacTrainer(TrainerConfig(sizes=sizes, device="cpu"))
+        restore_trainer(latest_path(out), trainer)
+        replay = load_replay(out / "replay.npz", sizes.state_dim, sizes.action_dim, sizes.hidden)
+        mean, _ = FastActor(trainer.actor_arrays(), sizes).step_batch(replay["obs"], replay["hidden"])
+        pre = np.arctanh(np.clip(replay["action"], -0.999, 0.999)) - np.arctanh(mean)  # std * eps
+        spread[k] = pre.std(axis=0)
+    ratio = spread[4.0] / spread[1.0]
+    assert 3.5 < ratio[GUN_TURN] < 4.5, ratio
+    assert all(0.85 < ratio[j] < 1.15 for j in range(sizes.action_dim) if j != GUN_TURN), ratio
+    monkeypatch.setenv("SACBOT_GUN_SPREAD", "0.5")
+    with pytest.raises(UserError, match="SACBOT_GUN_SPREAD"):
+        train_fast("SpinBot", tmp_path / "bad", steps=10, envs=1)

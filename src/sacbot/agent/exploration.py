@@ -79,4 +79,18 @@ class ColouredNoise:
         return self._view[stream, :, k]
 
 
-__all__ = ["SEQUENCE_LENGTH", "ColouredNoise"]
+GUN_TURN = 2  # the action's gun-turn entry: (turn, speed, gun turn, fire), `sacbot.agent.features`
+
+
+def widen_gun(eps: np.ndarray, spread: float) -> np.ndarray:
+    """Standard normal draws (N, A) with the gun turn's scaled by `spread`: the gun turn is then drawn as
+    tanh(mu + spread * std * eps), `spread` times the policy's spread, the other entries as the policy draws
+    them. The policy, its log-probabilities and the losses are unchanged (an off-policy learner allows any
+    behaviour); a wider gun puts shots aimed off the mean into the replay, where the critics can score them.
+    Returns a new array; `eps` is not written."""
+    out = np.array(eps, np.float32)  # a copy: a coloured stream's draws stay as they were
+    out[:, GUN_TURN] *= spread
+    return out
+
+
+__all__ = ["GUN_TURN", "SEQUENCE_LENGTH", "ColouredNoise", "widen_gun"]

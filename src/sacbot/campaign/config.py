@@ -177,6 +177,8 @@ class BotSettings(_Strict):
     fresh_fraction: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     # training play's exploration noise coloured, 1/f**beta along the turns (0 white, 1 pink, 2 red)
     noise_beta: float | None = Field(default=None, ge=0.0, le=3.0, allow_inf_nan=False)
+    # pretraining only: training play draws the gun turn with this many times the policy's spread
+    gun_spread: float | None = Field(default=None, ge=1.0, le=10.0, allow_inf_nan=False)
     eval_actions: ActionMode | None = None  # how evals act: the mean, all entries or the speed sampled
 
     def environment(self) -> dict[str, str]:
@@ -201,6 +203,7 @@ class BotSettings(_Strict):
             "behaviour_log_std_min": self.behaviour_log_std_min,
             "fresh_fraction": self.fresh_fraction,
             "noise_beta": self.noise_beta,
+            "gun_spread": self.gun_spread,
             "eval_actions": self.eval_actions,
         }
         return {f"SACBOT_{k.upper()}": str(v) for k, v in values.items() if v is not None}

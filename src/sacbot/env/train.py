@@ -98,6 +98,7 @@ def train_fast(
     n_step: int | None = None,
     target_entropy: float | None = None,
     noise_beta: float | None = None,
+    gun_spread: float | None = None,
     sizes: NetworkSizes | None = None,
     teacher_lead: int = 0,
     torch_threads: int | None = 1,
@@ -127,6 +128,7 @@ def train_fast(
             raise UserError("--sampling weights or pfsp steps the arenas in this process: --workers 0", 2)
         names = tuple(dict.fromkeys(name for name, w in weighted if w > 0))
         league = FastLeague([(n, w) for n, w in weighted if w > 0], league_config, Path(out), seed=seed)
+    from sacbot.agent.exploration import widen_gun
     from sacbot.agent.inference import FastActor
     from sacbot.agent.trainer import SacTrainer
     from sacbot.agent.trainer_config import TrainerConfig
@@ -159,6 +161,7 @@ def train_fast(
         n_step,
         target_entropy,
         noise_beta,
+        gun_spread,
         sizes,
     ):
         # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
@@ -186,6 +189,7 @@ def train_fast(
         self_imitation = settings.self_imitation if self_imitation is None else self_imitation
         n_step = settings.n_step if n_step is None else n_step
         noise_beta = settings.noise_beta if noise_beta is None else noise_beta
+        gun_spread = settings.gun_spread if gun_spread is None else gun_spread
         if target_entropy is None:
             target_entropy = target_entropy_for(settings.target_entropy, resumed)
         if sizes is None:
@@ -195,12 +199,15 @@ def train_fast(
     assert n_step is not None and sizes is not None and kickstart_filter is not None
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     assert kickstart_movement is not None and kickstart_movement_from is not None and noise_beta is not None
+    assert gun_spread is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
         raise UserError(f"kickstart must be 0 (off) or more, not {kickstart!r}", exit_code=2)
     if not 0.0 <= noise_beta <= 3.0:
         raise UserError(f"noise_beta must lie in [0, 3] (0 white, 1 pink, 2 red), not {noise_beta!r}", 2)
+    if not 1.0 <= gun_spread <= 10.0:
+        raise UserError(f"gun_spread must lie in [1, 10] (1: the policy's own spread), not {gun_spread!r}", 2)
     if radar_mode not in ("spin", "lock"):
         raise UserError(f"radar_mode must be 'spin' or 'lock', not {radar_mode!r}", exit_code=2)
     mode: RadarMode = "lock" if radar_mode == "lock" else "spin"
@@ -264,6 +271,7 @@ def train_fast(
         "kickstart_movement_from": kickstart_movement_from,
         "kickstart_filter": kickstart_filter,
         "self_imitation": self_imitation, "n_step": n_step, "noise_beta": noise_beta,
+        "gun_spread": gun_spread,
         "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
     }  # fmt: skip
@@ -277,6 +285,8 @@ def train_fast(
         from sacbot.agent.exploration import ColouredNoise
 
         noise = ColouredNoise(noise_beta, envs, sizes.action_dim, seed=seed + 2 + trainer.env_steps)
+    # A wider gun turn (gun_spread > 1): the draws made here, its entry scaled; seeded like the noise above.
+    spread_rng = np.random.default_rng(seed + 3 + trainer.env_steps) if gun_spread != 1.0 else None
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
     hidden = np.zeros((envs, actor.hidden_dim), np.float32)
     buffers = [RoundBuffer(obs=[obs[i].copy()]) for i in range(envs)]
@@ -299,6 +309,10 @@ def train_fast(
     try:
         while trainer.env_steps - start_steps < steps:
             eps = None if noise is None else noise.draw()
+            if spread_rng is not None:
+                if eps is None:
+                    eps = spread_rng.standard_normal((envs, sizes.action_dim), dtype=np.float32)
+                eps = widen_gun(eps, gun_spread)
             actions, new_hidden = actor.step_batch(obs, hidden, deterministic=False, eps=eps)
             if trainer.env_steps < teacher_lead:  # counted from the run's start, so a resume goes on
                 # The teacher drives (with exploration noise) while the actor's hidden state follows along:
