@@ -114,8 +114,9 @@ class SacbotSettings(BaseSettings):
     # Opt-in: training play's exploration noise is coloured, power spectrum 1/f**beta along the turns
     # (`sacbot.agent.exploration`): 0 white (SAC's own draws), 1 pink, 2 red. Evals and the policy unchanged.
     noise_beta: float = Field(0.0, ge=0.0, le=3.0, allow_inf_nan=False)
-    # Opt-in, train-fast only: training play draws the gun turn with this many times the policy's spread
-    # (`sacbot.agent.exploration.widen_gun`), so the critics see shots aimed off the mean; 1: the policy's.
+    # Opt-in, train-fast and the Ray runners (not `play`): training play draws the gun turn with this many
+    # times the policy's spread (`sacbot.agent.exploration.widen_gun`), so the critics see shots aimed off the
+    # mean; 1: the policy's own.
     gun_spread: float = Field(1.0, ge=1.0, le=10.0, allow_inf_nan=False)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     seed: int | None = None

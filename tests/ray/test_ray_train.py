@@ -117,7 +117,7 @@ def test_runners_pause_while_the_learner_lags(tmp_path: Path) -> None:
     assert summary.updates + int(last["updates_waived"]) >= 0.2 * paid - 0.2 * 64 - 1
 
 
-def test_the_runners_act_with_the_learner_s_angle_inputs_and_coloured_noise(
+def test_the_runners_act_with_the_learner_s_angle_inputs_coloured_noise_and_gun_spread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from sacbot.agent.sizes import NetworkSizes
@@ -125,12 +125,14 @@ def test_the_runners_act_with_the_learner_s_angle_inputs_and_coloured_noise(
 
     monkeypatch.setenv("SACBOT_ANGLE_INPUTS", "1")
     monkeypatch.setenv("SACBOT_NOISE_BETA", "1")  # each runner draws from one pink stream per arena
+    monkeypatch.setenv("SACBOT_GUN_SPREAD", "4")  # ... its gun-turn entry four times wider
     out = tmp_path / "w"
     summary = train_ray("SpinBot", out, steps=600, utd=0.02, **SMALL)  # type: ignore[arg-type]
     assert summary.env_steps >= 600 and summary.updates > 0
     meta = read_meta(latest_path(out))
     assert meta is not None and meta.network_sizes["angle_inputs"] is True
     assert meta.extra["angle_inputs"] is True and meta.extra["noise_beta"] == 1.0
+    assert meta.extra["gun_spread"] == 4.0
     restore_trainer(
         latest_path(out), SacTrainer(TrainerConfig(sizes=NetworkSizes(angle_inputs=True), device="cpu"))
     )

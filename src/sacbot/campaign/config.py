@@ -177,7 +177,7 @@ class BotSettings(_Strict):
     fresh_fraction: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     # training play's exploration noise coloured, 1/f**beta along the turns (0 white, 1 pink, 2 red)
     noise_beta: float | None = Field(default=None, ge=0.0, le=3.0, allow_inf_nan=False)
-    # pretraining only: training play draws the gun turn with this many times the policy's spread
+    # pretraining only (train-fast, the Ray runners): training play draws the gun turn this many times wider
     gun_spread: float | None = Field(default=None, ge=1.0, le=10.0, allow_inf_nan=False)
     eval_actions: ActionMode | None = None  # how evals act: the mean, all entries or the speed sampled
 

@@ -189,6 +189,7 @@ def train_ray(
         "kickstart_movement": settings.kickstart_movement,
         "kickstart_movement_from": settings.kickstart_movement_from,
         "self_imitation": settings.self_imitation, "noise_beta": settings.noise_beta,
+        "gun_spread": settings.gun_spread,
         "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
         "ray_runners": runners,
@@ -200,7 +201,7 @@ def train_ray(
     spec = RunnerSpec(
         opponents=names, envs=envs, seed=seed, sizes=sizes, max_turns=max_turns, radar_mode=radar_mode,
         aim_shaping=settings.aim_shaping, close_shaping=settings.close_shaping,
-        rounds_per_game=rounds_per_game, noise_beta=settings.noise_beta,
+        rounds_per_game=rounds_per_game, noise_beta=settings.noise_beta, gun_spread=settings.gun_spread,
     )  # fmt: skip
     cls = runner_class(max_restarts=max_restarts, num_cpus=runner_cpus)
     ahead_cap = max_ahead if max_ahead is not None else 2 * runners * chunk_steps * envs

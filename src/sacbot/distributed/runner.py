@@ -37,6 +37,7 @@ class RunnerSpec:
     close_shaping: float = 0.0
     rounds_per_game: int = 10
     noise_beta: float = 0.0  # coloured exploration noise (`sacbot.agent.exploration`); 0: white
+    gun_spread: float = 1.0  # the gun turn drawn this many times wider (`widen_gun`); 1: the policy's spread
 
 
 def pack_rounds(
@@ -104,6 +105,7 @@ class EnvRunner:
         self.open: list[RoundBuffer] = []
         self.calls = 0
         self.noise: Any = None  # ColouredNoise, one stream per arena, made with the first games
+        self.spread_rng: np.random.Generator | None = None  # the wider gun's draws (gun_spread > 1)
 
     def pid(self) -> int:
         return os.getpid()
@@ -136,12 +138,22 @@ class EnvRunner:
                 spec = self.spec
                 noise_seed = spec.seed + 1_000_003 * self.index + first_env_steps + 2
                 self.noise = ColouredNoise(spec.noise_beta, spec.envs, spec.sizes.action_dim, noise_seed)
+            if self.spec.gun_spread != 1.0:
+                spread_seed = self.spec.seed + 1_000_003 * self.index + first_env_steps + 3
+                self.spread_rng = np.random.default_rng(spread_seed)
         started = time.perf_counter()
         finished: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         results: list[dict[str, Any]] = []
         obs, hidden = self.obs, self.hidden
         for _ in range(vector_steps):
             eps = None if self.noise is None else self.noise.draw()
+            if self.spread_rng is not None:
+                from sacbot.agent.exploration import widen_gun
+
+                if eps is None:
+                    shape = (self.spec.envs, self.spec.sizes.action_dim)
+                    eps = self.spread_rng.standard_normal(shape, np.float32)
+                eps = widen_gun(eps, self.spec.gun_spread)
             actions, new_hidden = self.actor.step_batch(obs, hidden, deterministic=False, eps=eps)
             next_obs, rewards, terminated, truncated, infos = self.vec.step(actions)
             for i, buf in enumerate(self.open):
