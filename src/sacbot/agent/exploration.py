@@ -93,4 +93,20 @@ def widen_gun(eps: np.ndarray, spread: float) -> np.ndarray:
     return out
 
 
-__all__ = ["GUN_TURN", "SEQUENCE_LENGTH", "ColouredNoise", "widen_gun"]
+class WideGun:
+    """Training play's draws for `streams` arenas with the gun turn's `spread` times wider (`widen_gun`): over
+    the coloured stream's draws when there is one, else over draws of its own generator."""
+
+    def __init__(self, spread: float, streams: int, action_dim: int, seed: int) -> None:
+        self.spread = spread
+        self.shape = (streams, action_dim)
+        self.rng = np.random.default_rng(seed)
+
+    def draw(self, eps: np.ndarray | None) -> np.ndarray:
+        """(streams, action_dim): `eps` (None: fresh standard normal draws) with the gun turn's widened."""
+        if eps is None:
+            eps = self.rng.standard_normal(self.shape, np.float32)
+        return widen_gun(eps, self.spread)
+
+
+__all__ = ["GUN_TURN", "SEQUENCE_LENGTH", "ColouredNoise", "WideGun", "widen_gun"]

@@ -105,7 +105,7 @@ class EnvRunner:
         self.open: list[RoundBuffer] = []
         self.calls = 0
         self.noise: Any = None  # ColouredNoise, one stream per arena, made with the first games
-        self.spread_rng: np.random.Generator | None = None  # the wider gun's draws (gun_spread > 1)
+        self.wide: Any = None  # WideGun (gun_spread > 1): the gun turn drawn wider, made with the first games
 
     def pid(self) -> int:
         return os.getpid()
@@ -139,21 +139,19 @@ class EnvRunner:
                 noise_seed = spec.seed + 1_000_003 * self.index + first_env_steps + 2
                 self.noise = ColouredNoise(spec.noise_beta, spec.envs, spec.sizes.action_dim, noise_seed)
             if self.spec.gun_spread != 1.0:
-                spread_seed = self.spec.seed + 1_000_003 * self.index + first_env_steps + 3
-                self.spread_rng = np.random.default_rng(spread_seed)
+                from sacbot.agent.exploration import WideGun
+
+                spec = self.spec
+                spread_seed = spec.seed + 1_000_003 * self.index + first_env_steps + 3
+                self.wide = WideGun(spec.gun_spread, spec.envs, spec.sizes.action_dim, spread_seed)
         started = time.perf_counter()
         finished: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         results: list[dict[str, Any]] = []
         obs, hidden = self.obs, self.hidden
         for _ in range(vector_steps):
             eps = None if self.noise is None else self.noise.draw()
-            if self.spread_rng is not None:
-                from sacbot.agent.exploration import widen_gun
-
-                if eps is None:
-                    shape = (self.spec.envs, self.spec.sizes.action_dim)
-                    eps = self.spread_rng.standard_normal(shape, np.float32)
-                eps = widen_gun(eps, self.spec.gun_spread)
+            if self.wide is not None:
+                eps = self.wide.draw(eps)
             actions, new_hidden = self.actor.step_batch(obs, hidden, deterministic=False, eps=eps)
             next_obs, rewards, terminated, truncated, infos = self.vec.step(actions)
             for i, buf in enumerate(self.open):

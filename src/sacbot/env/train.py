@@ -128,7 +128,7 @@ def train_fast(
             raise UserError("--sampling weights or pfsp steps the arenas in this process: --workers 0", 2)
         names = tuple(dict.fromkeys(name for name, w in weighted if w > 0))
         league = FastLeague([(n, w) for n, w in weighted if w > 0], league_config, Path(out), seed=seed)
-    from sacbot.agent.exploration import widen_gun
+    from sacbot.agent.exploration import WideGun
     from sacbot.agent.inference import FastActor
     from sacbot.agent.trainer import SacTrainer
     from sacbot.agent.trainer_config import TrainerConfig
@@ -285,8 +285,10 @@ def train_fast(
         from sacbot.agent.exploration import ColouredNoise
 
         noise = ColouredNoise(noise_beta, envs, sizes.action_dim, seed=seed + 2 + trainer.env_steps)
-    # A wider gun turn (gun_spread > 1): the draws made here, its entry scaled; seeded like the noise above.
-    spread_rng = np.random.default_rng(seed + 3 + trainer.env_steps) if gun_spread != 1.0 else None
+    # A wider gun turn (gun_spread > 1), seeded like the noise above; None: the draws as they are.
+    wide = None
+    if gun_spread != 1.0:
+        wide = WideGun(gun_spread, envs, sizes.action_dim, seed=seed + 3 + trainer.env_steps)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
     hidden = np.zeros((envs, actor.hidden_dim), np.float32)
     buffers = [RoundBuffer(obs=[obs[i].copy()]) for i in range(envs)]
@@ -309,10 +311,8 @@ def train_fast(
     try:
         while trainer.env_steps - start_steps < steps:
             eps = None if noise is None else noise.draw()
-            if spread_rng is not None:
-                if eps is None:
-                    eps = spread_rng.standard_normal((envs, sizes.action_dim), dtype=np.float32)
-                eps = widen_gun(eps, gun_spread)
+            if wide is not None:
+                eps = wide.draw(eps)
             actions, new_hidden = actor.step_batch(obs, hidden, deterministic=False, eps=eps)
             if trainer.env_steps < teacher_lead:  # counted from the run's start, so a resume goes on
                 # The teacher drives (with exploration noise) while the actor's hidden state follows along:
