@@ -333,3 +333,56 @@ def test_energy_inputs_turn_when_the_enemy_fires(power: float) -> None:
     assert turned == pytest.approx(360.0 - 360.0 * power / F.ENERGY_PERIOD, abs=0.01)
     widened = F.network_inputs(after, NetworkSizes(angle_inputs=True, energy_inputs=True))
     assert np.allclose(widened[25:], (s1, c1)) and np.array_equal(widened[:17], after)
+
+
+def _shot(x: float, y: float, direction: float, power: float = 2.0, bullet_id: int = 1) -> BulletState:
+    return BulletState(bullet_id=bullet_id, owner_id=ME, power=power, x=x, y=y, direction=direction)
+
+
+def _bullet_tick(bullets: list[BulletState], enemy: tuple[float, float, float, float]) -> np.ndarray:
+    """Bullet inputs of a tick that scans the enemy at (x, y) with its heading and speed."""
+    m = memory()
+    t = tick(state(x=100.0, y=300.0), [scan(enemy[0], enemy[1], direction=enemy[2], speed=enemy[3])])
+    t.bullet_states = bullets
+    F.observe(t, m)
+    return F.bullet_inputs(t, m)
+
+
+def test_bullet_inputs_say_where_a_shot_passes_the_enemy() -> None:
+    diag = math.hypot(W, H)
+    # A bullet 300 units west of the enemy, flying east: the enemy lies 300 ahead, on the path. It moves
+    # north (90 degrees) at 8: across the path, to the bullet's left (positive offset side).
+    on = _bullet_tick([_shot(300.0, 300.0, 0.0, power=1.5)], (600.0, 300.0, 90.0, 8.0))
+    assert on.shape == (18,) and on.dtype == np.float32
+    assert on[:6] == pytest.approx([1.0, 300.0 / diag, 0.0, 0.5, 1.0, 0.0], abs=1e-6)
+    assert not on[6:].any()  # the other slots stay empty
+    # The enemy 50 units north of the path, moving along it (east): offset 0.5, velocity along +1.
+    off = _bullet_tick([_shot(300.0, 300.0, 0.0)], (600.0, 350.0, 0.0, 8.0))
+    assert off[1:6] == pytest.approx([300.0 / diag, 0.5, 2.0 / 3.0, 0.0, 1.0], abs=1e-6)
+    # Aimed the other way: the enemy lies behind it (along < 0), south of its path as seen flying west.
+    behind = _bullet_tick([_shot(300.0, 300.0, 180.0)], (600.0, 350.0, 0.0, 8.0))
+    assert behind[1] < 0.0 and behind[2] == pytest.approx(-0.5, abs=1e-6) and behind[5] == pytest.approx(-1.0)
+
+
+def test_bullet_inputs_keep_the_three_nearest_bullets_still_on_their_way() -> None:
+    enemy = (600.0, 300.0, 0.0, 0.0)
+    passed = _shot(620.0, 300.0, 0.0, bullet_id=1)  # 20 past the enemy: last, though nearest
+    near = _shot(500.0, 300.0, 0.0, bullet_id=2)
+    mid = _shot(400.0, 300.0, 0.0, bullet_id=3)
+    far = _shot(200.0, 300.0, 0.0, bullet_id=4)
+    v = _bullet_tick([far, passed, mid, near], enemy).reshape(3, 6)
+    diag = math.hypot(W, H)
+    assert v[:, 1] == pytest.approx([100.0 / diag, 200.0 / diag, 400.0 / diag], abs=1e-6)
+    two = _bullet_tick([passed, near], enemy).reshape(3, 6)
+    assert two[:, 0].tolist() == [1.0, 1.0, 0.0] and two[1, 1] == pytest.approx(-20.0 / diag, abs=1e-6)
+
+
+def test_bullet_inputs_are_zero_before_the_first_scan_and_without_bullets() -> None:
+    m = memory()
+    t = tick(state())
+    t.bullet_states = [_shot(300.0, 300.0, 0.0)]
+    F.observe(t, m)  # no scan: nothing to place the bullet against
+    assert not F.bullet_inputs(t, m).any()
+    assert not _bullet_tick([], (600.0, 300.0, 0.0, 0.0)).any()
+    out = np.full(18, 7.0, np.float32)
+    assert F.bullet_inputs(t, m, out) is out and not out.any()

@@ -31,7 +31,7 @@ def fill(
         done = np.zeros(length, np.float32)
         done[-1] = 1
         trainer.replay.add_round(
-            rng.uniform(-1, 1, (length + 1, sz.state_dim)).astype(np.float32),
+            rng.uniform(-1, 1, (length + 1, sz.stored_dim)).astype(np.float32),
             rng.uniform(-1, 1, (length, sz.action_dim)).astype(np.float32),
             (reward_scale * rng.standard_normal(length)).astype(np.float32),
             done,
@@ -375,3 +375,36 @@ def test_extra_inputs_widen_the_first_layers_and_train_on_the_stored_states(
     # arrays of one width do not load into networks of the other
     with pytest.raises(ValueError, match="actor.fc_in.weight"):
         SacTrainer(config()).load_state_arrays(trainer.state_arrays())
+
+
+def test_bullet_inputs_reach_the_critics_and_never_the_actor() -> None:
+    """The replay stores the critics' bullet inputs after each state; `_tensors` hands them to the critics
+    (after the actor's widened inputs) and never to the actor."""
+    sizes = NetworkSizes(embed=16, hidden=16, head=8, angle_inputs=True, bullet_inputs=True)
+    trainer = SacTrainer(config(sizes=sizes))
+    assert trainer.replay.obs.shape[1] == 17 + 18
+    assert trainer.actor.fc_in.in_features == 25
+    assert trainer.critic.fc_in_weight.shape[-1] == 25 + 18 + 4
+    fill(trainer)
+    batch = trainer.replay.sample(8, np.random.default_rng(0))
+    moved = np.array(batch.obs)
+    moved[..., 17:] = np.random.default_rng(1).uniform(-1, 1, moved[..., 17:].shape)  # other bullets only
+    other = Batch(moved, batch.action, batch.reward, batch.done, batch.hidden)
+    outputs = []
+    for b in (batch, other):
+        obs, act, _, _, h0, critic_obs = trainer._tensors(b)
+        assert obs.shape[-1] == 25 and critic_obs.shape[-1] == 43
+        assert torch.equal(critic_obs[..., :25], obs)
+        assert torch.equal(critic_obs[..., 25:], torch.from_numpy(b.obs.swapaxes(0, 1)[..., 17:].copy()))
+        with torch.no_grad():
+            mu, _, _ = trainer.actor.sequence_tm(obs, h0)
+            x = torch.cat([critic_obs[:-1], act], -1)
+            q, _, _ = trainer.critic.sequence_tm(x, trainer.critic.initial_hidden(8))
+        outputs.append((mu, q))
+    assert torch.equal(outputs[0][0], outputs[1][0])  # the actor is blind to them
+    assert not torch.allclose(outputs[0][1], outputs[1][1])  # the critics read them
+    for _ in range(3):
+        m = trainer.train_step()
+    assert (
+        m is not None and np.isfinite(m["critic_loss"]) and trainer.network_sizes()["bullet_inputs"] is True
+    )

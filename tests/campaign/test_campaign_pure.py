@@ -80,6 +80,7 @@ self_imitation = 2.0
 n_step = 5
 angle_inputs = true
 energy_inputs = true
+bullet_inputs = true
 log_std_max = 0.0
 target_entropy = -8.0
 behaviour_log_std_min = -1.5
@@ -102,6 +103,7 @@ eval_actions = "speed"
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",
+        "SACBOT_BULLET_INPUTS": "1",
         "SACBOT_LOG_STD_MAX": "0.0",
         "SACBOT_TARGET_ENTROPY": "-8.0",
         "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-1.5",

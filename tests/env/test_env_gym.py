@@ -201,3 +201,32 @@ def test_worker_processes_give_the_same_results_as_in_process() -> None:
         assert ends_a == ends_b
     # Rounds ended (and autoreset) in an arena stepped here and in one a worker steps.
     assert {i for end in ends_a for i, _, _ in end} >= {0, 2}
+
+
+def test_bullet_inputs_follow_the_state_and_the_same_round_is_played() -> None:
+    """`bullet_inputs=True` appends the critics' 18 inputs; the 17 state entries, rewards and the round stay
+    those of the plain env. Our own bullets show up in them once the bot fires at the enemy it has seen."""
+    plain = play_round(TankRoyaleEnv("Target"), seed=5, action_seed=9)
+    env = TankRoyaleEnv("Target", bullet_inputs=True)
+    assert env.observation_space.shape == (35,)
+    wide = play_round(env, seed=5, action_seed=9)
+    assert len(wide[0]) == len(plain[0]) and wide[1] == plain[1]
+    assert all(np.array_equal(w[:17], p) for w, p in zip(wide[0], plain[0], strict=True))
+    bullets = np.stack(wide[0])[:, 17:]
+    assert bullets.shape[1] == 18 and np.all(np.abs(bullets) <= 1.0)
+    assert 0 < np.count_nonzero(bullets[:, 0]) < len(bullets)  # a slot fills once a shot is in flight
+
+
+def test_worker_processes_carry_the_bullet_inputs() -> None:
+    actions = np.random.default_rng(4).uniform(-1, 1, (200, 3, 4)).astype(np.float32)
+    traces = []
+    for workers in (0, 1):
+        vec = VecTankRoyaleEnv(3, "Target,SpinBot", workers=workers, step_in_parent=True, bullet_inputs=True)
+        obs, _ = vec.reset(seed=2)
+        trace = [obs]
+        for batch in actions:
+            trace.append(vec.step(batch)[0])
+        vec.close()
+        traces.append(np.stack(trace))
+    assert traces[0].shape == (201, 3, 35) and np.array_equal(traces[0], traces[1])
+    assert np.count_nonzero(traces[0][..., 17]) > 0

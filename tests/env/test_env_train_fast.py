@@ -191,3 +191,62 @@ def test_train_fast_draws_the_gun_turn_wider_when_the_setting_says(
     monkeypatch.setenv("SACBOT_GUN_SPREAD", "0.5")
     with pytest.raises(UserError, match="SACBOT_GUN_SPREAD"):
         train_fast("SpinBot", tmp_path / "bad", steps=10, envs=1)
+
+
+def test_bullet_inputs_turned_on_in_a_run_keep_its_critics_and_train_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`scripts/add_bullet_inputs.py` widens a run's critics with zero weights (the same Q values), drops the
+    replay its states cannot fill, and train-fast resumes it with SACBOT_BULLET_INPUTS=1, storing them."""
+    import shutil
+
+    import torch
+
+    from sacbot.agent.sizes import NetworkSizes
+    from sacbot.checkpoint.replay_file import load_replay
+
+    out = tmp_path / "run"
+    plain = NetworkSizes(angle_inputs=True)
+    train_fast("Target", out, steps=800, envs=4, seed=3, updates_per_step=0.2, warmup_steps=200,
+               max_turns=100, sizes=plain, replay_keep=10_000)  # fmt: skip
+    shutil.copy(latest_path(out), tmp_path / "before.zip")
+    script = Path(__file__).parents[2] / "scripts" / "add_bullet_inputs.py"
+    done = subprocess.run(
+        [sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (out / "replay.npz").exists() and "18 bullet inputs after column 25" in done.stdout
+    wide = NetworkSizes(angle_inputs=True, bullet_inputs=True)
+    old, new = SacTrainer(TrainerConfig(sizes=plain)), SacTrainer(TrainerConfig(sizes=wide))
+    restore_trainer(tmp_path / "before.zip", old)
+    meta = restore_trainer(latest_path(out), new)
+    assert meta is not None and meta.network_sizes["bullet_inputs"] is True and new.updates == old.updates
+    rng = np.random.default_rng(0)
+    stored = torch.from_numpy(rng.uniform(-1, 1, (5, 3, 35)).astype(np.float32))
+    act = torch.from_numpy(rng.uniform(-1, 1, (5, 3, 4)).astype(np.float32))
+    from sacbot.agent.features import input_columns
+
+    def q(trainer: SacTrainer, x: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            return trainer.critic.sequence_tm(x, trainer.critic.initial_hidden(3))[0]
+
+    state = stored[..., :17]
+    widened = torch.cat([state, torch.stack(input_columns(state, plain, torch.sin, torch.cos), -1)], -1)
+    before = q(old, torch.cat([widened, act], -1))
+    after = q(new, torch.cat([widened, stored[..., 17:], act], -1))
+    assert torch.allclose(before, after, atol=1e-6)
+    again = subprocess.run(
+        [sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=120
+    )
+    assert again.returncode == 0 and "already on" in again.stdout
+    monkeypatch.setenv("SACBOT_BULLET_INPUTS", "1")  # as a campaign's [bot] bullet_inputs sets it
+    monkeypatch.setenv("SACBOT_ANGLE_INPUTS", "1")
+    resumed = train_fast("Target", out, steps=800, envs=4, seed=3, updates_per_step=0.2, warmup_steps=200,
+                         max_turns=100, replay_keep=10_000)  # fmt: skip
+    assert resumed.updates > old.updates > 0
+    replay = load_replay(out / "replay.npz", wide.stored_dim, wide.action_dim, wide.hidden)
+    assert replay["obs"].shape[1] == 35 and np.count_nonzero(replay["obs"][:, 17]) > 0
+    missing = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "nothing")], capture_output=True, text=True, timeout=120
+    )
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "Traceback" not in missing.stderr

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from sacbot.agent.sizes import NetworkSizes
@@ -205,7 +206,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
 ) -> None:
     """The networks' input width comes from the checkpoint: no setting needed to play what train-fast made."""
     weights = tmp_path / "weights"
-    sizes = NetworkSizes(angle_inputs=True, energy_inputs=True, log_std_max=-1.0)
+    sizes = NetworkSizes(angle_inputs=True, energy_inputs=True, bullet_inputs=True, log_std_max=-1.0)
     save_best(weights, TrainerConfig(sizes=sizes, seed=3, device="cpu"))
     extra = {
         "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-0.5",
@@ -219,6 +220,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
     log = bot_log(tmp_path / "logs")
     assert "loaded slot best" in log and "angle inputs on" in log and "energy inputs on" in log
+    assert "bullet inputs on: the critics also read where our bullets in flight are" in log
     assert "log std bound -1: sampled actions stay nearer the mean" in log
     assert "behaviour spread: play draws each action entry with log std at least -0.5" in log
     assert "self-imitation 2: toward replay actions the critics rate higher" in log
@@ -228,7 +230,11 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     passes = [json.loads(line) for line in (weights / "training_metrics.jsonl").read_text().splitlines()]
     assert any((m.get("self_imitation_loss") or 0.0) > 0.0 for m in passes)  # the term acted in play's passes
     assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
+    assert meta.network_sizes["bullet_inputs"] is True
     assert meta.network_sizes["log_std_max"] == -1.0  # the policy's std bound goes on with it too
+    # The kept replay holds each state with the critics' bullet inputs after it, from real ticks.
+    replay = load_replay(weights / "replay.npz", sizes.stored_dim, sizes.action_dim, sizes.hidden)
+    assert replay["obs"].shape[1] == 35 and np.count_nonzero(replay["obs"][:, 17]) > 0
 
 
 def sacbot_play(env: dict[str, str], *args: str) -> subprocess.Popen[str]:

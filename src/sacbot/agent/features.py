@@ -49,7 +49,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from sacbot.agent.sizes import NetworkSizes
+from sacbot.agent.sizes import BULLET_COLUMNS, BULLET_INPUT_DIM, BULLET_SLOTS, NetworkSizes
 from sacbot.protocol import BotIntent
 
 STATE_DIM = 17
@@ -301,6 +301,59 @@ def observe(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np
     """Update the memory from a TickEventForBot and return its state vector (float32, (17,))."""
     update_memory(tick, memory)
     return encode_state(tick.bot_state, memory, out)
+
+
+# The offset from a bullet's path that `bullet_inputs` scales to 1: a hit needs under a bot's half-width.
+BULLET_OFFSET_SCALE = 100.0
+
+
+def bullet_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np.ndarray:
+    """The critics' own inputs (`NetworkSizes.bullet_inputs`): where our bullets in flight are against the
+    remembered enemy, 18 float32 in [-1, 1] (written into `out` when given). Read it after `observe` (the
+    memory then holds this tick's scan); `tick.bullet_states` are our own bullets, as a bot's tick lists them.
+
+    Three slots of six, for the three bullets nearest the enemy, those not yet past it first:
+      0 1 (a bullet in the slot)
+      1 along: how far ahead on the bullet's path the enemy lies / arena diagonal (below 0: passed it)
+      2 offset: the enemy's signed distance from the path / 100 (clipped; a hit passes within ~18)
+      3 the bullet's power / 3
+      4 the enemy's velocity across the path / 8 (same sign as the offset: moving off the path)
+      5 its velocity along the path / 8
+    Empty slots, and all slots before the first scan, are zeros. The actor never reads these: it keeps the
+    specification's 17 entries, and the critics, which only train it, see whether a shot is on its way to a
+    hit before the hit's reward arrives (a privileged input, as in asymmetric actor-critic).
+    """
+    values = [0.0] * BULLET_INPUT_DIM
+    if memory.seen:
+        ex, ey = memory.enemy_x, memory.enemy_y
+        heading = math.radians(memory.enemy_direction)
+        evx = memory.enemy_speed * math.cos(heading)
+        evy = memory.enemy_speed * math.sin(heading)
+        past = memory.diagonal * 4.0  # sorts a bullet already past the enemy after every other
+        rows: list[tuple[float, list[float]]] = []
+        for b in tick.bullet_states:
+            d = math.radians(b.direction)
+            ux, uy = math.cos(d), math.sin(d)
+            vx, vy = ex - b.x, ey - b.y
+            along = ux * vx + uy * vy
+            offset = ux * vy - uy * vx
+            row = [
+                1.0,
+                _clip1(along / memory.diagonal),
+                _clip1(offset / BULLET_OFFSET_SCALE),
+                _clip1(b.power / MAX_FIREPOWER),
+                _clip1((ux * evy - uy * evx) / MAX_SPEED),
+                _clip1((ux * evx + uy * evy) / MAX_SPEED),
+            ]
+            key = math.hypot(vx, vy) + (past if along < -BOT_DIAMETER / 2.0 else 0.0)
+            rows.append((key, row))
+        rows.sort(key=lambda item: item[0])
+        for slot, (_, row) in enumerate(rows[:BULLET_SLOTS]):
+            values[slot * BULLET_COLUMNS : (slot + 1) * BULLET_COLUMNS] = row
+    if out is None:
+        return np.array(values, np.float32)
+    out[:] = values
+    return out
 
 
 def reward(tick: Any, memory: RoundMemory) -> float:

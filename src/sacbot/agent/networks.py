@@ -3,7 +3,8 @@
 Actor:   s (17) -> Linear 128 + act -> GRU(128, 128) -> Linear 64 + act -> mu (4), log sigma (4) in [-20, 2].
 Critics: concat(s, a) (21) -> Linear 128 + act -> GRU(128, 128) -> Linear 64 + act -> Q.
 With the opt-in angle and energy inputs (`NetworkSizes.angle_inputs`, `.energy_inputs`) s is the state widened
-by the trainer (to 25, 19 or 27; `sacbot.agent.features.input_columns`).
+by the trainer (to 25, 19 or 27; `sacbot.agent.features.input_columns`). With the opt-in bullet inputs
+(`NetworkSizes.bullet_inputs`) the critics alone read 18 more (`sacbot.agent.features.bullet_inputs`).
 
 The two critics are one module with stacked (leading dimension 2) parameters, so one optimiser, one clip and
 one Polyak op cover both, and every pass runs both critics at once: batched matmuls and one grouped GRU
@@ -130,7 +131,7 @@ class TwinCritic(nn.Module):
     def __init__(self, sizes: NetworkSizes) -> None:
         super().__init__()
         self.sizes = sizes
-        d_in = sizes.input_dim + sizes.action_dim
+        d_in = sizes.input_dim + sizes.critic_only_dim + sizes.action_dim
         e, h, f = sizes.embed, sizes.hidden, sizes.head
         # Each critic initialised as its torch.nn counterpart would be, then stacked.
         fc_in = [nn.Linear(d_in, e) for _ in range(2)]

@@ -8,6 +8,11 @@ from dataclasses import asdict, dataclass
 ANGLE_INPUT_DIM = 8
 # sin and cos of the enemy's energy as a phase (`sacbot.agent.features.energy_input_columns`).
 ENERGY_INPUT_DIM = 2
+# The critics' own inputs with `bullet_inputs`: six numbers for each of the three of our bullets in flight
+# nearest the enemy (`sacbot.agent.features.bullet_inputs`).
+BULLET_SLOTS = 3
+BULLET_COLUMNS = 6
+BULLET_INPUT_DIM = BULLET_SLOTS * BULLET_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -29,12 +34,28 @@ class NetworkSizes:
     # Opt-in: they also read the enemy's energy as a phase (`sacbot.agent.features.energy_input_columns`),
     # where the drop of a shot stands out: no new information either.
     energy_inputs: bool = False
+    # Opt-in: the critics (only) also read where our bullets in flight are against the enemy
+    # (`sacbot.agent.features.bullet_inputs`), stored after each state in the replay; the actor never
+    # reads them.
+    bullet_inputs: bool = False
 
     @property
     def input_dim(self) -> int:
-        """Width of the networks' state input: the state, then the angle and energy inputs that are on."""
+        """Width of the actor's state input (and the critics', before their own inputs): the state, then the
+        angle and energy inputs that are on."""
         angles = ANGLE_INPUT_DIM if self.angle_inputs else 0
         return self.state_dim + angles + (ENERGY_INPUT_DIM if self.energy_inputs else 0)
+
+    @property
+    def critic_only_dim(self) -> int:
+        """Width of the critics' own inputs (the bullet inputs when on), after `input_dim`."""
+        return BULLET_INPUT_DIM if self.bullet_inputs else 0
+
+    @property
+    def stored_dim(self) -> int:
+        """Width of a stored observation (the replay's, an environment's): the state, then the critics' own
+        inputs."""
+        return self.state_dim + self.critic_only_dim
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

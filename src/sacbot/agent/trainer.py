@@ -119,7 +119,7 @@ class SacTrainer:
         self.generator.manual_seed(cfg.seed)
         self.np_rng = np.random.default_rng(cfg.seed)
         self.replay = replay or SequenceReplay(
-            cfg.replay_capacity, sz.state_dim, sz.action_dim, sz.hidden, window=cfg.window
+            cfg.replay_capacity, sz.stored_dim, sz.action_dim, sz.hidden, window=cfg.window
         )
         if self.replay.window != cfg.window:
             raise ValueError("replay window differs from burn_in + train_len")
@@ -167,32 +167,47 @@ class SacTrainer:
             return self._update(batch)
 
     # -- the SAC pass -------------------------------------------------------------------------------------
-    def _tensors(self, batch: Batch) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
-        """The batch as time-major tensors: obs (L+1, B, the networks' input width), act (L, B, A), rew,
-        done (L, B), h0 (B, H)."""
+    def _tensors(self, batch: Batch) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+        """The batch as time-major tensors: obs (L+1, B, the actor's input width), act (L, B, A), rew,
+        done (L, B), h0 (B, H), and the critics' inputs (L+1, B, the critics' state width): obs, then the
+        critics' own inputs stored after the state (`NetworkSizes.critic_only_dim`; obs itself when none)."""
         dev = self.device
+        sz = self.config.sizes
 
         def tm(a: np.ndarray) -> Tensor:
             return torch.as_tensor(np.ascontiguousarray(a.swapaxes(0, 1)), device=dev)
 
-        obs = tm(batch.obs)
-        columns = input_columns(obs, self.config.sizes, torch.sin, torch.cos)
+        stored = tm(batch.obs)
+        obs = stored[..., : sz.state_dim] if sz.critic_only_dim else stored
+        columns = input_columns(obs, sz, torch.sin, torch.cos)
         if columns:  # the networks read the state, then its angle and energy inputs (`input_dim`)
             obs = torch.cat([obs, torch.stack(columns, -1)], -1)
+        critic_obs = torch.cat([obs, stored[..., sz.state_dim :]], -1) if sz.critic_only_dim else obs
         return (
             obs,
             tm(batch.action),
             tm(batch.reward),
             tm(batch.done),
             torch.as_tensor(batch.hidden, device=dev),
+            critic_obs,
         )
 
-    def losses(self, obs: Tensor, act: Tensor, rew: Tensor, done: Tensor, h0: Tensor) -> dict[str, Tensor]:
-        """All SAC losses of one pass (graphs attached), on time-major tensors; see the module docstring."""
+    def losses(
+        self,
+        obs: Tensor,
+        act: Tensor,
+        rew: Tensor,
+        done: Tensor,
+        h0: Tensor,
+        critic_obs: Tensor | None = None,
+    ) -> dict[str, Tensor]:
+        """All SAC losses of one pass (graphs attached), on time-major tensors; see the module docstring.
+        `critic_obs` is what the critics read for a state (obs when None; `_tensors`)."""
         cfg = self.config
         b, L = cfg.burn_in, cfg.window
         alpha = self.log_alpha.detach().exp()
-        x = torch.cat([obs[:L], act], -1)  # the critics' inputs (s, a): (L, B, S + A)
+        cobs = obs if critic_obs is None else critic_obs
+        x = torch.cat([cobs[:L], act], -1)  # the critics' inputs (s, a): (L, B, S + A)
         ws = self.critic.weights()
 
         # 1. Burn-in, no gradient.
@@ -212,7 +227,7 @@ class SacTrainer:
             h_after = h_seq.detach()  # each critic's history through steps b..L-1
             if cfg.target_history == "target":
                 h_after = self.target.hidden_tm(x, zeros)[:, b:]
-            q_next = self.target.step(torch.cat([obs[b + 1 :], a_pi[1:]], -1), h_after).min(0).values
+            q_next = self.target.step(torch.cat([cobs[b + 1 :], a_pi[1:]], -1), h_after).min(0).values
             v_next = q_next - alpha * logp[1:]
             if cfg.n_step == 1:
                 y = rew[b:] + cfg.gamma * (1.0 - done[b:]) * v_next
@@ -223,26 +238,29 @@ class SacTrainer:
 
         # 4. Actor loss: min(Q1, Q2) of one critic step from h_{t-1} with (s_t, a ~ pi), critics detached.
         h_prev = torch.cat([h_critic.unsqueeze(1), h_seq[:, :-1].detach()], 1)  # (2, T, B, H)
-        q_pi = accel.actor_q(self.critic, torch.cat([obs[b:L], a_pi[:-1]], -1), h_prev, gh_seq)
+        q_pi = accel.actor_q(self.critic, torch.cat([cobs[b:L], a_pi[:-1]], -1), h_prev, gh_seq)
         logp_now = logp[:-1]
         actor_loss = (alpha * logp_now - q_pi).mean()
         kick = torch.zeros((), device=self.device)
         kept = torch.ones((), device=self.device)
         imitate = torch.zeros((), device=self.device)
         imitated = torch.zeros((), device=self.device)
-        mean_action, states = torch.tanh(mu[:-1]), obs[b:L]
+        mean_action, states, critic_states = torch.tanh(mu[:-1]), obs[b:L], cobs[b:L]
         q_own: Tensor | None = None
         kick_on = cfg.kickstart_weight(self.updates) > 0.0
         if (kick_on and cfg.kickstart_filter) or cfg.self_imitation > 0.0:
             with torch.no_grad():  # the critics' value of the actor's own mean action
-                q_own = accel.actor_q(self.critic, torch.cat([states, mean_action], -1), h_prev, gh_seq)
+                own = torch.cat([critic_states, mean_action], -1)
+                q_own = accel.actor_q(self.critic, own, h_prev, gh_seq)
         if kick_on:
             keep = taught = None
             if cfg.kickstart_filter:  # the Q-filter: imitate where the critics prefer the teacher's action
                 assert q_own is not None
                 with torch.no_grad():
                     taught = teacher_action(states, cfg.arena_width, cfg.arena_height)
-                    q_taught = accel.actor_q(self.critic, torch.cat([states, taught], -1), h_prev, gh_seq)
+                    q_taught = accel.actor_q(
+                        self.critic, torch.cat([critic_states, taught], -1), h_prev, gh_seq
+                    )
                     keep = (q_taught > q_own).to(mean_action.dtype)
                     kept = keep.mean()
             kick = distillation_loss(

@@ -167,6 +167,7 @@ class BotSettings(_Strict):
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
+    bullet_inputs: bool | None = None  # the critics alone also read where our bullets in flight are
     # the policy's bound on log std before tanh (unset: the checkpoint's, else 2.0)
     log_std_max: float | None = Field(default=None, ge=-5.0, le=2.0, allow_inf_nan=False)
     # the entropy the temperature is tuned toward (unset: minus the action's size, -4)
@@ -198,6 +199,7 @@ class BotSettings(_Strict):
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),
+            "bullet_inputs": None if self.bullet_inputs is None else int(self.bullet_inputs),
             "log_std_max": self.log_std_max,
             "target_entropy": self.target_entropy,
             "behaviour_log_std_min": self.behaviour_log_std_min,

@@ -35,8 +35,9 @@ def save_replay(path: Path, arrays: dict[str, np.ndarray]) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def load_replay(path: Path, state_dim: int, action_dim: int, hidden_dim: int) -> dict[str, np.ndarray]:
-    """The arrays in `path`, checked against the sizes; `CheckpointError` for a broken or foreign file."""
+def load_replay(path: Path, stored_dim: int, action_dim: int, hidden_dim: int) -> dict[str, np.ndarray]:
+    """The arrays in `path`, checked against the sizes (`stored_dim`: `NetworkSizes.stored_dim`);
+    `CheckpointError` for a broken or foreign file."""
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
@@ -50,8 +51,8 @@ def load_replay(path: Path, state_dim: int, action_dim: int, hidden_dim: int) ->
         raise CheckpointError(f"{path}: replay file has bad round lengths")
     steps = int(lengths.sum())
     shapes = {
-        "obs": (steps, state_dim),
-        "next_obs": (steps, state_dim),
+        "obs": (steps, stored_dim),
+        "next_obs": (steps, stored_dim),
         "action": (steps, action_dim),
         "reward": (steps,),
         "done": (steps,),

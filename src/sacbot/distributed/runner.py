@@ -96,6 +96,7 @@ class EnvRunner:
             radar_mode=mode,
             aim_shaping=spec.aim_shaping,
             close_shaping=spec.close_shaping,
+            bullet_inputs=spec.sizes.bullet_inputs,
             rounds_per_game=spec.rounds_per_game,
         )
         self.actor: Any = None
@@ -152,7 +153,8 @@ class EnvRunner:
             eps = None if self.noise is None else self.noise.draw()
             if self.wide is not None:
                 eps = self.wide.draw(eps)
-            actions, new_hidden = self.actor.step_batch(obs, hidden, deterministic=False, eps=eps)
+            state = obs[:, : self.spec.sizes.state_dim]  # the stored obs may carry the critics' own inputs
+            actions, new_hidden = self.actor.step_batch(state, hidden, deterministic=False, eps=eps)
             next_obs, rewards, terminated, truncated, infos = self.vec.step(actions)
             for i, buf in enumerate(self.open):
                 buf.actions.append(actions[i])

@@ -25,9 +25,11 @@ import numpy as np
 
 from sacbot.agent.features import (
     ACTION_DIM,
+    BULLET_INPUT_DIM,
     STATE_DIM,
     RadarMode,
     RoundMemory,
+    bullet_inputs,
     observe,
     round_end_reward,
 )
@@ -61,6 +63,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         max_turns: truncate a round after this many turns (None: play it out; inactivity ends every round).
         aim_shaping: k of the opt-in aim shaping (`sacbot.agent.features`), as SACBOT_AIM_SHAPING; 0 = off.
         close_shaping: k of the opt-in closing-in shaping (the same module), as SACBOT_CLOSE_SHAPING; 0 = off.
+        bullet_inputs: observations also carry the critics' own inputs after the 17 state entries
+            (`sacbot.agent.features.bullet_inputs`, `NetworkSizes.bullet_inputs`): (35,) instead of (17,).
         agent_id / opponent_id: the bot ids (an arena numbers bots by session id; a fidelity test matches it).
         opponent_source: called with the game's seed at every new game, returns (name, policy): the opponent
             then comes from it instead of a draw among `opponent` (`sacbot.env.league`, train-fast's league).
@@ -80,6 +84,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         max_turns: int | None = None,
         aim_shaping: float = 0.0,
         close_shaping: float = 0.0,
+        bullet_inputs: bool = False,
         agent_id: int = 1,
         opponent_id: int = 2,
         render_mode: str | None = None,
@@ -100,7 +105,9 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.radar_mode: RadarMode = radar_mode
         self.max_turns = max_turns
         self.agent_id, self.opponent_id = agent_id, opponent_id
-        self.observation_space = gym.spaces.Box(-1.0, 1.0, (STATE_DIM,), np.float32)
+        self.bullet_inputs = bullet_inputs
+        self.obs_dim = STATE_DIM + (BULLET_INPUT_DIM if bullet_inputs else 0)
+        self.observation_space = gym.spaces.Box(-1.0, 1.0, (self.obs_dim,), np.float32)
         self.action_space = gym.spaces.Box(-1.0, 1.0, (ACTION_DIM,), np.float32)
         self.game: Game | None = None
         self.opponent: ClassicBot | None = None
@@ -144,6 +151,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         game.turn({})  # turn 1: nobody acts
         tick = tick_view(game, self.agent_id)
         obs = observe(tick, self.memory)
+        if self.bullet_inputs:
+            obs = np.concatenate([obs, bullet_inputs(tick, self.memory)])
         return obs, {
             "turn": tick.turn_number,
             "round": round_number,
@@ -154,15 +163,25 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
     def step(
         self, action: np.ndarray, out: np.ndarray | None = None
     ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Gymnasium's step; `out` (17,) receives the observation instead of a new array (the vector form)."""
+        """Gymnasium's step; `out` (the observation's width) receives the observation instead of a new array
+        (the vector form)."""
         game, opponent, memory = self.game, self.opponent, self.memory
         if game is None or opponent is None or not self._round_open:
             raise RuntimeError("step() before reset() or after the round ended; call reset()")
         # A list of Python floats: the same values the features read from an array, at half the cost.
         values = action.tolist() if isinstance(action, np.ndarray) else list(action)
-        obs, tick, r = advance(
-            game, opponent, memory, self.agent_id, self.opponent_id, values, self.radar_mode, out
-        )
+        if self.bullet_inputs:
+            full = np.empty(STATE_DIM + BULLET_INPUT_DIM, np.float32) if out is None else out
+            state = full[:STATE_DIM]
+            _, tick, r = advance(
+                game, opponent, memory, self.agent_id, self.opponent_id, values, self.radar_mode, state
+            )
+            obs = full
+            bullet_inputs(tick, memory, full[STATE_DIM:])
+        else:
+            obs, tick, r = advance(
+                game, opponent, memory, self.agent_id, self.opponent_id, values, self.radar_mode, out
+            )
         info: dict[str, Any] = {"turn": tick.turn_number, "events": tick.events}
         terminated = game.round_over
         truncated = False

@@ -164,7 +164,7 @@ def resume(out: Path, learner: AgentLearner, replay_keep: int, say: Callable[[st
     replay = WeightsPaths(out).replay
     if replay_keep > 0 and replay.is_file():
         sizes = learner.trainer.config.sizes
-        kept = load_replay(replay, sizes.state_dim, sizes.action_dim, sizes.hidden)
+        kept = load_replay(replay, sizes.stored_dim, sizes.action_dim, sizes.hidden)
         say(f"replay: {len(kept['lengths'])} kept rounds ({learner.load_replay(kept)} steps)")
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from sacbot.agent.features import STATE_DIM, RadarMode
+from sacbot.agent.features import RadarMode
 from sacbot.env.arena_env import TankRoyaleEnv, parse_opponents
 from sacbot.env.workers import WorkerPool
 from sacbot.errors import UserError
@@ -50,6 +50,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         max_turns: int | None = None,
         aim_shaping: float = 0.0,
         close_shaping: float = 0.0,
+        bullet_inputs: bool = False,
         workers: int = 0,
         step_in_parent: bool = False,
         opponent_source: Callable[[int, int], tuple[str, ClassicBot]] | None = None,
@@ -73,6 +74,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 "max_turns": max_turns,
                 "aim_shaping": aim_shaping,
                 "close_shaping": close_shaping,
+                "bullet_inputs": bullet_inputs,
             }
             for i in range(num_envs)
         ]
@@ -88,7 +90,10 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         else:
             local = 0
         self.envs = ([first] + [TankRoyaleEnv(**kw) for kw in kwargs[1:local]]) if local else []
-        self.pool: WorkerPool | None = WorkerPool(kwargs, workers, first=local) if local < num_envs else None
+        self.obs_dim = first.obs_dim  # 17, or 35 with the bullet inputs
+        self.pool: WorkerPool | None = (
+            WorkerPool(kwargs, workers, first=local, obs_dim=self.obs_dim) if local < num_envs else None
+        )
         self.num_envs = num_envs
         self.single_observation_space = first.observation_space
         self.single_action_space = first.action_space
@@ -106,7 +111,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if len(seeds) != self.num_envs:
             raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
         pool = self.pool
-        obs = np.empty((self.num_envs, STATE_DIM), np.float32) if pool is None else pool.arrays.obs
+        obs = np.empty((self.num_envs, self.obs_dim), np.float32) if pool is None else pool.arrays.obs
         for i, (env, s) in enumerate(zip(self.envs, seeds, strict=False)):
             obs[i], _ = env.reset(seed=s)
         if pool is not None:
@@ -121,7 +126,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         actions = np.asarray(actions, dtype=np.float32).reshape(n, -1)
         if self.pool is not None:
             return self._step_workers(actions)
-        obs = np.empty((n, STATE_DIM), np.float32)
+        obs = np.empty((n, self.obs_dim), np.float32)
         rewards = np.empty(n, np.float64)
         terminated = np.zeros(n, np.bool_)
         truncated = np.zeros(n, np.bool_)

@@ -28,9 +28,10 @@ _OK_NONE_FINISHED = pickle.dumps(("ok", []))
 
 
 class SharedArrays:
-    """Views of one shared-memory block: actions (N, 4), obs (N, 17), rewards (N,), done flags (N, 2)."""
+    """Views of one shared-memory block: actions (N, 4), obs (N, W) (W = 17, or 35 with the bullet inputs),
+    rewards (N,), done flags (N, 2)."""
 
-    def __init__(self, shm: SharedMemory, n: int) -> None:
+    def __init__(self, shm: SharedMemory, n: int, obs_dim: int = STATE_DIM) -> None:
         self.shm = shm
         offset = 0
 
@@ -42,13 +43,13 @@ class SharedArrays:
             return arr
 
         self.actions = view((n, ACTION_DIM), np.float32)
-        self.obs = view((n, STATE_DIM), np.float32)
+        self.obs = view((n, obs_dim), np.float32)
         self.rewards = view((n,), np.float64)
         self.done = view((n, 2), np.uint8)
 
     @staticmethod
-    def nbytes(n: int) -> int:
-        return 8 * (n * ACTION_DIM + n * STATE_DIM + 2 * n + n + n) + 64
+    def nbytes(n: int, obs_dim: int = STATE_DIM) -> int:
+        return 8 * (n * ACTION_DIM + n * obs_dim + 2 * n + n + n) + 64
 
 
 def _worker(
@@ -56,6 +57,7 @@ def _worker(
     conn: Connection,
     shm_name: str,
     n: int,
+    obs_dim: int,
     lo: int,
     env_kwargs: list[dict[str, Any]],
     parent_ends: list[Connection],
@@ -66,7 +68,7 @@ def _worker(
     from sacbot.env.arena_env import TankRoyaleEnv
 
     shm = SharedMemory(name=shm_name)
-    arrays = SharedArrays(shm, n)
+    arrays = SharedArrays(shm, n, obs_dim)
     try:
         envs = [TankRoyaleEnv(**kw) for kw in env_kwargs]
         conn.send(("ok", None))
@@ -116,13 +118,15 @@ class WorkerPool:
     `send_step()`, then step those, then `collect_step()` keeps this process busy while the workers run.
     """
 
-    def __init__(self, env_kwargs: Sequence[dict[str, Any]], workers: int, first: int = 0) -> None:
+    def __init__(
+        self, env_kwargs: Sequence[dict[str, Any]], workers: int, first: int = 0, obs_dim: int = STATE_DIM
+    ) -> None:
         self.n = n = len(env_kwargs)
         if not 0 <= first < n:
             raise ValueError(f"first must be in [0, {n}), not {first}")
         workers = max(1, min(workers, n - first))
-        self.shm = SharedMemory(create=True, size=SharedArrays.nbytes(n))
-        self.arrays = SharedArrays(self.shm, n)
+        self.shm = SharedMemory(create=True, size=SharedArrays.nbytes(n, obs_dim))
+        self.arrays = SharedArrays(self.shm, n, obs_dim)
         # fork: no re-import of the caller's main module, and a start in milliseconds. The workers never touch
         # torch or threads, so forking beside a trainer's thread pool is safe; elsewhere spawn.
         forked = "fork" in mp.get_all_start_methods()
@@ -139,7 +143,8 @@ class WorkerPool:
                 reply_in, reply_out = ctx.Pipe(duplex=False)
                 # A forked worker inherits every parent-side pipe end made so far, its own included.
                 inherited = [*self.commands, *self.conns, command_out, reply_in] if forked else []
-                args = (command_in, reply_out, self.shm.name, n, lo, list(env_kwargs[lo:hi]), inherited)
+                kws = list(env_kwargs[lo:hi])
+                args = (command_in, reply_out, self.shm.name, n, obs_dim, lo, kws, inherited)
                 proc = ctx.Process(target=_worker, args=args, daemon=True)
                 proc.start()
                 command_in.close()

@@ -187,7 +187,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             kickstart_filter = shipped_kickstart_filter(start, kickstart_filter)
         if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
             sac = make_trainer(kickstart, kickstart_filter)
-    features = AgentFeatures(radar_mode, settings.aim_shaping, settings.close_shaping)
+    # The critics' bullet inputs are stored with each training transition; an eval has no use for them.
+    bullets = sac.config.sizes.bullet_inputs and not eval_mode
+    features = AgentFeatures(radar_mode, settings.aim_shaping, settings.close_shaping, bullets)
     trainer: TrainerThread | None = None
     crash: list[str] = []
     stopper = _Stopper()
@@ -282,6 +284,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say("angle inputs on: the networks also read sin/cos of four angles of the state")
     if sizes.energy_inputs:
         _say("energy inputs on: the networks also read the enemy's energy as a phase")
+    if sizes.bullet_inputs and not eval_mode:
+        _say("bullet inputs on: the critics also read where our bullets in flight are")
     if (bound := log_std_bound_said(sizes)) is not None and not eval_mode:
         _say(bound)
     if settings.behaviour_log_std_min is not None and not eval_mode:
@@ -360,7 +364,7 @@ def _load_kept_replay(learner: Any, weights: Path, keep: int, sizes: Any) -> str
     if not path.is_file():
         return f"replay starts empty (no {path.name} yet)"
     try:
-        arrays = load_replay(path, sizes.state_dim, sizes.action_dim, sizes.hidden)
+        arrays = load_replay(path, sizes.stored_dim, sizes.action_dim, sizes.hidden)
     except CheckpointError as exc:
         return f"replay starts empty: {exc}"
     steps = learner.load_replay(arrays)

@@ -11,9 +11,12 @@ from typing import Any
 import numpy as np
 
 from sacbot.agent.features import (
+    BULLET_INPUT_DIM,
+    STATE_DIM,
     RadarMode,
     RoundMemory,
     action_to_intent,
+    bullet_inputs,
     observe,
     reward,
     round_end_reward,
@@ -85,9 +88,17 @@ class AgentLearner:
 class AgentFeatures:
     """The agent's feature functions with their per-round memory, for the realtime policy."""
 
-    def __init__(self, radar_mode: RadarMode, aim_shaping: float = 0.0, close_shaping: float = 0.0) -> None:
+    def __init__(
+        self,
+        radar_mode: RadarMode,
+        aim_shaping: float = 0.0,
+        close_shaping: float = 0.0,
+        bullet_inputs: bool = False,
+    ) -> None:
         self.radar_mode: RadarMode = radar_mode
         self.aim_shaping, self.close_shaping = aim_shaping, close_shaping
+        # Observations then carry the critics' own inputs after the state (`NetworkSizes.bullet_inputs`).
+        self.bullet_inputs = bullet_inputs
         self.memory = RoundMemory(800.0, 600.0, aim_shaping=aim_shaping, close_shaping=close_shaping)
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
@@ -99,7 +110,14 @@ class AgentFeatures:
         self.memory.new_round()
 
     def observe(self, tick: Any) -> np.ndarray:
-        return observe(tick, self.memory)  # a fresh array per tick: transitions keep it
+        """The stored observation: the state (`STATE_DIM` entries, what the actor reads), then the critics'
+        bullet inputs when on. A fresh array per tick: transitions keep it."""
+        if not self.bullet_inputs:
+            return observe(tick, self.memory)
+        obs = np.empty(STATE_DIM + BULLET_INPUT_DIM, np.float32)
+        observe(tick, self.memory, obs[:STATE_DIM])
+        bullet_inputs(tick, self.memory, obs[STATE_DIM:])
+        return obs
 
     def reward(self, tick: Any) -> float:
         return reward(tick, self.memory)

@@ -107,11 +107,12 @@ def log_std_bound_said(sizes: NetworkSizes) -> str | None:
 
 def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> NetworkSizes:
     """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
-    inputs SACBOT_ANGLE_INPUTS and SACBOT_ENERGY_INPUTS ask for, else those the checkpoint was built with, and
-    the log-std bound of SACBOT_LOG_STD_MAX, else the checkpoint's."""
+    inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS and SACBOT_BULLET_INPUTS ask for, else those the
+    checkpoint was built with, and the log-std bound of SACBOT_LOG_STD_MAX, else the checkpoint's."""
     return NetworkSizes(
         angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
         energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
+        bullet_inputs=input_flag_for("bullet_inputs", settings.bullet_inputs, meta),
         log_std_max=log_std_max_for(settings.log_std_max, meta),
     )
 
