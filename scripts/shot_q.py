@@ -8,8 +8,9 @@ the step before, whose gun turn sets the direction the bullet leaves in (REFEREN
 pre-turn gun direction), and asks the twin critics (the smaller of the two, as the actor's loss does) for
 Q(s, a) with that step's entry `--entry` (2 the gun turn, 1 the target speed) moved by -0.8 .. +0.8 from
 what the mean did, the other entries as played. The critics' hidden state comes from the 16 steps before,
-started at zero as in training's burn-in. Prints, per offset, the mean of Q(offset) - Q(0) over the shots and
-the share of shots where the offset rates higher, and where the best offset lies.
+started at zero as in training's burn-in (with the critics' bullet inputs when the run has them). Prints,
+per offset, the mean of Q(offset) - Q(0) over the shots and the share of shots where the offset rates
+higher, and where the best offset lies.
 
 A gun turn of 0.8 moves the shot 16 degrees; a hit of power 2 is worth a reward of 10 (learner.md), so a
 critic that knew where a shot lands would rate the right offset several units above a miss.
@@ -24,6 +25,7 @@ import torch
 
 from sacbot.agent.features import FIRE_THRESHOLD, MAX_FIREPOWER, network_inputs
 from sacbot.agent.inference import FastActor
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import latest_path, read_meta, restore_trainer
@@ -36,15 +38,25 @@ CONTEXT = 16  # steps of the critics' burn-in before the step under test
 GUN_HEAT = 6  # the state's gun-heat entry (features.py)
 
 
-def play(actor: FastActor, opponent: str, rounds: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(states (T+1, S), actions (T, A)) per round, the actor's mean playing."""
-    vec = VecTankRoyaleEnv(1, (opponent,), radar_mode="lock", max_turns=3000, rounds_per_game=rounds)
+def play(
+    actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(stored states (T+1, S + the critics' own inputs), actions (T, A)) per round, the actor's mean
+    playing."""
+    vec = VecTankRoyaleEnv(
+        1,
+        (opponent,),
+        radar_mode="lock",
+        max_turns=3000,
+        rounds_per_game=rounds,
+        bullet_inputs=sizes.bullet_inputs,
+    )
     obs, _ = vec.reset(seed=5)
     hidden = np.zeros((1, actor.hidden_dim), np.float32)
     done: list[tuple[np.ndarray, np.ndarray]] = []
     states, actions = [obs[0].copy()], []
     while len(done) < rounds:
-        action, hidden = actor.step_batch(obs, hidden, deterministic=True)
+        action, hidden = actor.step_batch(obs[:, : sizes.state_dim], hidden, deterministic=True)
         obs, _, terminated, truncated, _ = vec.step(action)
         actions.append(action[0].copy())
         states.append(obs[0].copy())
@@ -72,8 +84,11 @@ def main() -> None:
     critic = trainer.critic
     curves, best = [], []
     with torch.no_grad():
-        for states, actions in play(FastActor(trainer.actor_arrays(), sizes), args.opponent, args.rounds):
-            net = network_inputs(states[: len(actions)], sizes)
+        actor = FastActor(trainer.actor_arrays(), sizes)
+        for states, actions in play(actor, sizes, args.opponent, args.rounds):
+            stored = states[: len(actions)]  # what the critics read: the widened state, their own inputs
+            own = stored[:, sizes.state_dim :]
+            net = np.concatenate([network_inputs(stored[:, : sizes.state_dim], sizes), own], -1)
             for t in range(CONTEXT + 1, len(actions)):
                 if actions[t, 3] * MAX_FIREPOWER <= FIRE_THRESHOLD or states[t, GUN_HEAT] > 1e-6:
                     continue  # no shot at t
