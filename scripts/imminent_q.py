@@ -18,15 +18,12 @@ import math
 
 import numpy as np
 import torch
+from shot_q import critic_inputs, load_run  # this folder's: run as `python scripts/imminent_q.py`
 
-from sacbot.agent.features import BULLET_OFFSET_SCALE, network_inputs
+from sacbot.agent.features import BULLET_OFFSET_SCALE
 from sacbot.agent.sizes import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
-from sacbot.agent.trainer_config import TrainerConfig
-from sacbot.checkpoint import latest_path, read_meta, restore_trainer
 from sacbot.checkpoint.replay_file import load_replay
-from sacbot.runtime.startup import network_sizes_for
-from sacbot.settings import load_sacbot_settings
 
 CONTEXT = 16
 DIAGONAL = math.hypot(800.0, 600.0)  # the 1v1 arena's (the along entry's scale)
@@ -36,10 +33,7 @@ def mean_q(trainer: SacTrainer, obs: np.ndarray, action: np.ndarray, steps: np.n
     """Mean min(Q1, Q2) of the played actions at `steps`, each from the CONTEXT steps before."""
     sizes = trainer.config.sizes
     window = steps[:, None] + np.arange(-CONTEXT, 1)  # (N, CONTEXT + 1)
-    stored = obs[window]
-    net = network_inputs(stored[..., : sizes.state_dim], sizes)
-    if sizes.bullet_inputs:
-        net = np.concatenate([net, stored[..., sizes.state_dim :]], -1)
+    net = critic_inputs(obs[window][..., : sizes.stored_dim], sizes)
     x = torch.as_tensor(np.concatenate([net, action[window]], -1).swapaxes(0, 1).copy())
     with torch.no_grad():
         q, _, _ = trainer.critic.sequence_tm(x, trainer.critic.initial_hidden(len(steps)))
@@ -53,11 +47,7 @@ def main() -> None:
     parser.add_argument("replay")
     parser.add_argument("--samples", type=int, default=600)
     args = parser.parse_args()
-    torch.set_num_threads(1)
-    path = latest_path(args.run)
-    sizes = network_sizes_for(load_sacbot_settings(), read_meta(path))
-    trainer = SacTrainer(TrainerConfig(sizes=sizes, device="cpu"))
-    restore_trainer(path, trainer)
+    trainer = load_run(args.run)
     picker = NetworkSizes(bullet_inputs=True)
     kept = load_replay(args.replay, picker.stored_dim, picker.action_dim, picker.hidden)
     obs, action, reward = kept["obs"], kept["action"], kept["reward"]
@@ -75,7 +65,7 @@ def main() -> None:
             raise SystemExit(f"no {name} in {args.replay}")
         end = ends[np.searchsorted(ends, steps, side="right")]  # the step's round end: no reward past it
         ahead = np.mean([reward[s : min(s + 4, e)].sum() for s, e in zip(steps, end, strict=True)])
-        figures[name] = q = mean_q(trainer, obs[:, : sizes.stored_dim], action, steps)
+        figures[name] = q = mean_q(trainer, obs, action, steps)
         print(f"{name}: {len(steps)} steps, reward of the next four {ahead:+.2f}, Q {q:+.2f}")
     gap = figures["imminent hit"] - figures["near miss"]
     print(f"{args.run}: Q(imminent hit) - Q(near miss) = {gap:+.2f}")

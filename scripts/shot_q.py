@@ -84,10 +84,20 @@ def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> l
     return done
 
 
+def load_run(run: str) -> SacTrainer:
+    """The trainer of a run folder's `latest.zip`, on the CPU, with the sizes it was built with."""
+    torch.set_num_threads(1)
+    path = latest_path(run)
+    trainer = SacTrainer(TrainerConfig(sizes=network_sizes_for(load_sacbot_settings(), read_meta(path))))
+    restore_trainer(path, trainer)
+    return trainer
+
+
 def critic_inputs(stored: np.ndarray, sizes: NetworkSizes) -> np.ndarray:
-    """What the critics read for stored states: the widened state, then their own inputs."""
-    own = stored[:, sizes.state_dim :]
-    return np.concatenate([network_inputs(stored[:, : sizes.state_dim], sizes), own], -1)
+    """What the critics read for stored states (..., `sizes.stored_dim`): the widened state, then their own
+    inputs (the numpy form of `SacTrainer._tensors`' critic inputs)."""
+    own = stored[..., sizes.state_dim :]
+    return np.concatenate([network_inputs(stored[..., : sizes.state_dim], sizes), own], -1)
 
 
 def q_played(critic: TwinCritic, net: np.ndarray, actions: np.ndarray, i: int) -> float:
@@ -105,12 +115,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--entry", type=int, default=2, choices=range(4))
     args = parser.parse_args()
-    torch.set_num_threads(1)
-    path = latest_path(args.run)
-    sizes = network_sizes_for(load_sacbot_settings(), read_meta(path))
-    trainer = SacTrainer(TrainerConfig(sizes=sizes, device="cpu"))
-    restore_trainer(path, trainer)
-    critic = trainer.critic
+    trainer = load_run(args.run)
+    sizes, critic = trainer.config.sizes, trainer.critic
     curves, best = [], []
     hit_q: list[list[float]] = []
     miss_q: list[list[float]] = []
