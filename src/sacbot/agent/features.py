@@ -356,6 +356,21 @@ def bullet_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
     return out
 
 
+def stored_observation(
+    tick: Any, memory: RoundMemory, bullets: bool, out: np.ndarray | None = None
+) -> np.ndarray:
+    """Update the memory from a tick and return what is stored for it: the 17-entry state (`observe`), then,
+    with `bullets`, the critics' bullet inputs (`NetworkSizes.stored_dim` entries in all; written into `out`
+    when given). The one layout the environments, `play` and the replay share."""
+    if not bullets:
+        return observe(tick, memory, out)
+    if out is None:
+        out = np.empty(STATE_DIM + BULLET_INPUT_DIM, np.float32)
+    observe(tick, memory, out[:STATE_DIM])
+    bullet_inputs(tick, memory, out[STATE_DIM:])
+    return out
+
+
 def reward(tick: Any, memory: RoundMemory) -> float:
     """The reward of this tick's events (the consequence of the previous intent); counts the outcome once."""
     me = memory.my_id

@@ -178,7 +178,7 @@ class SacTrainer:
             return torch.as_tensor(np.ascontiguousarray(a.swapaxes(0, 1)), device=dev)
 
         stored = tm(batch.obs)
-        obs = stored[..., : sz.state_dim] if sz.critic_only_dim else stored
+        obs = stored[..., : sz.state_dim]
         columns = input_columns(obs, sz, torch.sin, torch.cos)
         if columns:  # the networks read the state, then its angle and energy inputs (`input_dim`)
             obs = torch.cat([obs, torch.stack(columns, -1)], -1)

@@ -29,9 +29,8 @@ from sacbot.agent.features import (
     STATE_DIM,
     RadarMode,
     RoundMemory,
-    bullet_inputs,
-    observe,
     round_end_reward,
+    stored_observation,
 )
 from sacbot.engine import Game, Participant, game_setup_for
 from sacbot.env.stepping import advance
@@ -150,9 +149,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self._round_open = True
         game.turn({})  # turn 1: nobody acts
         tick = tick_view(game, self.agent_id)
-        obs = observe(tick, self.memory)
-        if self.bullet_inputs:
-            obs = np.concatenate([obs, bullet_inputs(tick, self.memory)])
+        obs = stored_observation(tick, self.memory, self.bullet_inputs)
         return obs, {
             "turn": tick.turn_number,
             "round": round_number,
@@ -170,18 +167,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             raise RuntimeError("step() before reset() or after the round ended; call reset()")
         # A list of Python floats: the same values the features read from an array, at half the cost.
         values = action.tolist() if isinstance(action, np.ndarray) else list(action)
-        if self.bullet_inputs:
-            full = np.empty(STATE_DIM + BULLET_INPUT_DIM, np.float32) if out is None else out
-            state = full[:STATE_DIM]
-            _, tick, r = advance(
-                game, opponent, memory, self.agent_id, self.opponent_id, values, self.radar_mode, state
-            )
-            obs = full
-            bullet_inputs(tick, memory, full[STATE_DIM:])
-        else:
-            obs, tick, r = advance(
-                game, opponent, memory, self.agent_id, self.opponent_id, values, self.radar_mode, out
-            )
+        me, them, bullets = self.agent_id, self.opponent_id, self.bullet_inputs
+        obs, tick, r = advance(game, opponent, memory, me, them, values, self.radar_mode, out, bullets)
         info: dict[str, Any] = {"turn": tick.turn_number, "events": tick.events}
         terminated = game.round_over
         truncated = False

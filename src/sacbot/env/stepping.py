@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from sacbot.agent.features import RadarMode, RoundMemory, action_to_intent, observe, reward
+from sacbot.agent.features import RadarMode, RoundMemory, action_to_intent, reward, stored_observation
 from sacbot.engine.game import Game
 from sacbot.env.ticks import TickView, tick_view
 from sacbot.opponents.base import ClassicBot
@@ -27,14 +27,16 @@ def advance(
     values: list[float],
     radar_mode: RadarMode,
     out: np.ndarray | None = None,
+    bullets: bool = False,
 ) -> tuple[np.ndarray, TickView, float]:
-    """Play one turn from the agent's action `values` (four floats): its observation (written into `out`
-    when given), the agent's new tick view and the reward of that tick."""
+    """Play one turn from the agent's action `values` (four floats): its observation (with `bullets`, the
+    critics' bullet inputs after it: `features.stored_observation`; written into `out` when given), the
+    agent's new tick view and the reward of that tick."""
     intents: dict[int, Any] = {me: action_to_intent(values, radar_mode, memory)}
     if game.bot(them).alive:  # always, in a 1v1: its death ends the round
         # The view is duck-typed as the TickEventForBot the opponent reads (tests/env/test_env_ticks.py).
         intents[them] = opponent.on_tick(cast(TickEventForBot, tick_view(game, them)))
     game.turn(intents)
     tick = tick_view(game, me)
-    obs = observe(tick, memory, out)
+    obs = stored_observation(tick, memory, bullets, out)
     return obs, tick, reward(tick, memory)

@@ -11,15 +11,12 @@ from typing import Any
 import numpy as np
 
 from sacbot.agent.features import (
-    BULLET_INPUT_DIM,
-    STATE_DIM,
     RadarMode,
     RoundMemory,
     action_to_intent,
-    bullet_inputs,
-    observe,
     reward,
     round_end_reward,
+    stored_observation,
 )
 from sacbot.agent.inference import FastActor, behaviour_sizes
 from sacbot.agent.networks import NetworkSizes
@@ -112,12 +109,7 @@ class AgentFeatures:
     def observe(self, tick: Any) -> np.ndarray:
         """The stored observation: the state (`STATE_DIM` entries, what the actor reads), then the critics'
         bullet inputs when on. A fresh array per tick: transitions keep it."""
-        if not self.bullet_inputs:
-            return observe(tick, self.memory)
-        obs = np.empty(STATE_DIM + BULLET_INPUT_DIM, np.float32)
-        observe(tick, self.memory, obs[:STATE_DIM])
-        bullet_inputs(tick, self.memory, obs[STATE_DIM:])
-        return obs
+        return stored_observation(tick, self.memory, self.bullet_inputs)
 
     def reward(self, tick: Any) -> float:
         return reward(tick, self.memory)
