@@ -95,6 +95,9 @@ class SacbotSettings(BaseSettings):
     # Opt-in self-imitation: the weight of a term pulling the actor toward the replay's own actions where the
     # critics rate them above its mean action (`TrainerConfig.self_imitation`); 0 = off.
     self_imitation: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    # Opt-in hindsight aim: the weight of a term pulling the actor's gun turn, the step before each shot,
+    # toward the turn that would have hit, found after the round (`TrainerConfig.hindsight_aim`); 0 = off.
+    hindsight_aim: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     # n-step soft targets over the 16 trained steps of each window (1 = one-step SAC; R2D2 uses 5).
     n_step: int = Field(1, ge=1, le=16)
     # Opt-in: the networks also read sin/cos of four angles of the state (`NetworkSizes.angle_inputs`).

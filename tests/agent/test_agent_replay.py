@@ -198,3 +198,40 @@ def test_a_damaged_replay_file_is_a_clear_error(tmp_path: Any, damage: str) -> N
         np.savez(path, **{**kept, "obs": np.array([{"evil": 1}], dtype=object)})  # type: ignore[arg-type]
     with pytest.raises(CheckpointError):
         load_replay(path, S, A, HID)
+
+
+def _round_label(states: np.ndarray) -> np.ndarray:
+    """A relabel whose labels say which round and step they came from: (round id, position + 0.5)."""
+    return np.stack([states[:-1, 0], states[:-1, 1] + 0.5], 1)
+
+
+def test_rounds_are_labelled_as_they_close_whichever_way_they_come_in() -> None:
+    with pytest.raises(ValueError, match="go together"):
+        SequenceReplay(100, S, A, HID, window=L, relabel=_round_label)
+    buf = SequenceReplay(60, S, A, HID, window=L, relabel=_round_label, label_dim=2)
+    buf.add_round(*round_arrays(0, 12))  # whole
+    obs, act, rew, done, hid = round_arrays(1, 10)  # a step at a time, closed by its terminal step
+    for t in range(10):
+        buf.add(obs[t], act[t], float(rew[t]), obs[t + 1], bool(done[t]), hid[t])
+    obs, act, rew, done, hid = round_arrays(2, 8)  # closed by end_round (an aborted round)
+    for t in range(8):
+        buf.add(obs[t], act[t], float(rew[t]), obs[t + 1], False, hid[t])
+    buf.end_round()
+    kept = buf.export_rounds(100)
+    again = SequenceReplay(60, S, A, HID, window=L, relabel=_round_label, label_dim=2)
+    again.extend_rounds(kept)  # read back from a kept replay: labelled on the way in
+    obs, act, rew, done, hid = round_arrays(3, 36)  # still open, and wrapping onto round 0's slots
+    for t in range(35):
+        buf.add(obs[t], act[t], float(rew[t]), obs[t + 1], False, hid[t])
+    for replay in (buf, again):
+        b = replay.sample(256, np.random.default_rng(0))
+        assert b.labels is not None and b.labels.shape == (256, L, 2)
+        closed = b.obs[:, 0, 0] < 3
+        assert (closed.any() and (~closed).any()) if replay is buf else closed.all()
+        assert np.array_equal(b.labels[closed, :, 0], b.obs[closed, :-1, 0])
+        assert np.array_equal(b.labels[closed, :, 1], b.obs[closed, :-1, 1] + 0.5)
+        assert np.all(b.labels[~closed] == 0.0)  # the open round has none yet (round 0's are gone)
+    assert set(np.unique(buf.sample(256, np.random.default_rng(1)).obs[:, 0, 0]).tolist()) == {1.0, 2.0, 3.0}
+    plain = SequenceReplay(100, S, A, HID, window=L)
+    plain.add_round(*round_arrays(0, 12))
+    assert plain.sample(4, np.random.default_rng(0)).labels is None

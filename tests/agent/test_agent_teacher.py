@@ -264,7 +264,7 @@ def test_self_imitation_keeps_only_the_states_where_the_critics_prefer_the_repla
 
 def _distance_to_replay_actions(trainer: SacTrainer, batch: Batch) -> float:
     """Mean squared distance of the actor's mean action to the batch's own actions, on its trained steps."""
-    obs, act, _, _, h0, _ = trainer._tensors(batch)
+    obs, act, _, _, h0, _, _ = trainer._tensors(batch)
     b = trainer.config.burn_in
     with torch.no_grad():
         h = trainer.actor.last_hidden_tm(obs[:b], h0)

@@ -392,7 +392,7 @@ def test_bullet_inputs_reach_the_critics_and_never_the_actor() -> None:
     other = Batch(moved, batch.action, batch.reward, batch.done, batch.hidden)
     outputs = []
     for b in (batch, other):
-        obs, act, _, _, h0, critic_obs = trainer._tensors(b)
+        obs, act, _, _, h0, critic_obs, _ = trainer._tensors(b)
         assert obs.shape[-1] == 25 and critic_obs.shape[-1] == 43
         assert torch.equal(critic_obs[..., :25], obs)
         assert torch.equal(critic_obs[..., 25:], torch.from_numpy(b.obs.swapaxes(0, 1)[..., 17:].copy()))

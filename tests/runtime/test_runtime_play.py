@@ -211,6 +211,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     extra = {
         "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-0.5",
         "SACBOT_SELF_IMITATION": "2",
+        "SACBOT_HINDSIGHT_AIM": "5",
         "SACBOT_FRESH_FRACTION": "0.5",
     }
     use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), **extra})
@@ -225,10 +226,14 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     assert "behaviour spread: play draws each action entry with log std at least -0.5" in log
     assert "self-imitation 2: toward replay actions the critics rate higher" in log
     assert "fresh rounds: 0.5 of each batch from this run's rounds, not the kept replay" in log
+    assert "hindsight aim 5: the gun learns where each shot would have hit" in log
     meta = read_meta(weights / "latest.zip")
     assert meta is not None and meta.updates > 0 and meta.extra["self_imitation"] == 2.0
+    assert meta.extra["hindsight_aim"] == 5.0
     passes = [json.loads(line) for line in (weights / "training_metrics.jsonl").read_text().splitlines()]
     assert any((m.get("self_imitation_loss") or 0.0) > 0.0 for m in passes)  # the term acted in play's passes
+    # Play's rounds, stored a step at a time, were labelled as they closed: the hindsight term had targets.
+    assert any((m.get("hindsight_aim_loss") or 0.0) > 0.0 for m in passes)
     assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
     assert meta.network_sizes["bullet_inputs"] is True
     assert meta.network_sizes["log_std_max"] == -1.0  # the policy's std bound goes on with it too
@@ -333,6 +338,7 @@ def test_a_trainer_crash_ends_the_process_with_a_clear_error(
         ("SACBOT_OPPONENT", "../x"),
         ("SACBOT_BEHAVIOUR_LOG_STD_MIN", "3"),
         ("SACBOT_SELF_IMITATION", "-1"),
+        ("SACBOT_HINDSIGHT_AIM", "-1"),
         ("SACBOT_FRESH_FRACTION", "1.5"),
     ],
 )

@@ -7,6 +7,9 @@ its slots are marked empty), so no partial rounds stay behind. Sampling picks wi
 valid ones (cumulative window counts + searchsorted, vectorised, no rejection) and gathers them with one fancy
 index per array. Rounds read back from a kept replay (`extend_rounds`) are "kept"; those stored after them are
 "fresh", and `sample(..., fresh=f)` can draw a share f of each batch from the fresh rounds' windows alone.
+With `relabel` (a function of one round's states s_0..s_T giving (T, LABEL_DIM) per-step labels, e.g.
+`sacbot.agent.hindsight.hindsight_aim`), every round is labelled as it closes, whichever way it came in, and
+batches carry the labels (zeros on a round still open).
 
 Thread-safe: `add`, `add_round` and `sample` hold one lock; sampling copies what it returns.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +31,8 @@ class Batch:
     """A batch of B windows of L transitions (numpy, float32).
 
     obs (B, L+1, S): states s_0..s_L (the last is the next state of the last transition); action (B, L, A);
-    reward (B, L); done (B, L); hidden (B, H): the actor's hidden state before step 0 of each window.
+    reward (B, L); done (B, L); hidden (B, H): the actor's hidden state before step 0 of each window;
+    labels (B, L, LABEL_DIM): the replay's per-step labels (`relabel`), None without them.
     """
 
     obs: np.ndarray
@@ -35,11 +40,22 @@ class Batch:
     reward: np.ndarray
     done: np.ndarray
     hidden: np.ndarray
+    labels: np.ndarray | None = None
+
+
+Relabel = Callable[[np.ndarray], np.ndarray]
 
 
 class SequenceReplay:
     def __init__(
-        self, capacity: int, state_dim: int, action_dim: int, hidden_dim: int, window: int = 24
+        self,
+        capacity: int,
+        state_dim: int,
+        action_dim: int,
+        hidden_dim: int,
+        window: int = 24,
+        relabel: Relabel | None = None,
+        label_dim: int = 0,
     ) -> None:
         if capacity < window:
             raise ValueError("capacity must hold at least one window")
@@ -52,6 +68,10 @@ class SequenceReplay:
         self.hidden = np.zeros((capacity, hidden_dim), np.float32)
         self.round_of = np.full(capacity, EMPTY, np.int64)
         self.pos = np.zeros(capacity, np.int64)
+        if (relabel is None) != (label_dim == 0):
+            raise ValueError("relabel and label_dim (its labels' width, > 0) go together")
+        self.relabel = relabel
+        self.labels = np.zeros((capacity, label_dim), np.float32) if relabel is not None else None
         self._ptr = 0
         self._size = 0  # occupied slots
         self._round = 0  # id of the open round
@@ -118,6 +138,8 @@ class SequenceReplay:
             self.reward[i] = reward
             self.done[i] = float(done)
             self.hidden[i] = hidden
+            if self.labels is not None:
+                self.labels[i] = 0.0  # labelled when its round closes
             self.round_of[i] = self._round
             self.pos[i] = self._round_len
             self._size += 1
@@ -125,15 +147,23 @@ class SequenceReplay:
             self._ptr = (i + 1) % self.capacity
             self.steps_added += 1
             if done:
-                self._round += 1
-                self._round_len = 0
+                self._close_open_round()
 
     def end_round(self) -> None:
         """Close the open round without a terminal flag (e.g. the game was aborted)."""
         with self._lock:
             if self._round_len:
-                self._round += 1
-                self._round_len = 0
+                self._close_open_round()
+
+    def _close_open_round(self) -> None:
+        """Label the open round (with `relabel`) and start the next one; the caller holds the lock."""
+        if self.relabel is not None and self.labels is not None:
+            _, first, length = self._rounds[-1]
+            idx = (first + np.arange(length)) % self.capacity
+            states = np.concatenate([self.obs[idx], self.next_obs[idx[-1:]]])
+            self.labels[idx] = self.relabel(states)
+        self._round += 1
+        self._round_len = 0
 
     def add_round(
         self, obs: np.ndarray, action: np.ndarray, reward: np.ndarray, done: np.ndarray, hidden: np.ndarray
@@ -145,6 +175,7 @@ class SequenceReplay:
         if t > self.capacity:
             raise ValueError("round longer than the replay capacity")
         self.end_round()
+        labels = self.relabel(obs) if self.relabel is not None else None  # outside the lock
         with self._lock:
             i = self._ptr
             if np.any(self.round_of[(i + np.arange(t)) % self.capacity] != EMPTY):
@@ -156,6 +187,8 @@ class SequenceReplay:
             self.reward[idx] = reward
             self.done[idx] = done
             self.hidden[idx] = hidden
+            if self.labels is not None:
+                self.labels[idx] = labels
             self.round_of[idx] = self._round
             self.pos[idx] = np.arange(t)
             self._rounds.append((self._round, i, t))
@@ -254,4 +287,5 @@ class SequenceReplay:
                 reward=self.reward[idx],
                 done=self.done[idx],
                 hidden=self.hidden[starts],
+                labels=None if self.labels is None else self.labels[idx],
             )

@@ -17,7 +17,9 @@ L = burn_in + train_len transitions (L + 1 states), time-major:
    with the Q-filter (`kickstart_filter`) only on the states where min_k Q_k(s_t, teacher(s_t)) is above
    min_k Q_k(s_t, tanh mu(s_t)), the same critic step. Self-imitation (`self_imitation`) adds weight * the
    same squared distance toward the replay's own actions a_t, on the states where min_k Q_k(s_t, a_t) (step
-   3's values) is above min_k Q_k(s_t, tanh mu(s_t)).
+   3's values) is above min_k Q_k(s_t, tanh mu(s_t)). Hindsight aim (`hindsight_aim`) adds weight * the
+   squared distance of the mean gun turn from the replay's hindsight label, on the aiming steps that have
+   one (`sacbot.agent.hindsight`); the teacher's gun-turn entry is left out there.
 5. Temperature loss: -log alpha (log pi + target entropy).
 6. One backward of the three losses (all use the networks as they were before this pass), each optimiser's
    gradient-norm clip and step, then the soft (Polyak) target update.
@@ -33,6 +35,7 @@ import math
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -41,6 +44,7 @@ from torch import Tensor
 
 from sacbot.agent import accel, trainer_state
 from sacbot.agent.features import input_columns
+from sacbot.agent.hindsight import LABEL_DIM, hindsight_aim
 from sacbot.agent.n_step import n_step_targets
 from sacbot.agent.networks import Actor, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
@@ -118,11 +122,22 @@ class SacTrainer:
         self.generator = torch.Generator()
         self.generator.manual_seed(cfg.seed)
         self.np_rng = np.random.default_rng(cfg.seed)
+        relabel = None
+        if cfg.hindsight_aim > 0.0:
+            relabel = partial(hindsight_aim, arena_width=cfg.arena_width, arena_height=cfg.arena_height)
         self.replay = replay or SequenceReplay(
-            cfg.replay_capacity, sz.stored_dim, sz.action_dim, sz.hidden, window=cfg.window
+            cfg.replay_capacity,
+            sz.stored_dim,
+            sz.action_dim,
+            sz.hidden,
+            window=cfg.window,
+            relabel=relabel,
+            label_dim=LABEL_DIM if relabel else 0,
         )
         if self.replay.window != cfg.window:
             raise ValueError("replay window differs from burn_in + train_len")
+        if cfg.hindsight_aim > 0.0 and self.replay.labels is None:
+            raise ValueError("hindsight_aim needs a replay that labels its rounds (relabel)")
         self.env_steps = 0
         self.updates = 0
         self._lock = threading.Lock()
@@ -167,10 +182,11 @@ class SacTrainer:
             return self._update(batch)
 
     # -- the SAC pass -------------------------------------------------------------------------------------
-    def _tensors(self, batch: Batch) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+    def _tensors(self, batch: Batch) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor | None]:
         """The batch as time-major tensors: obs (L+1, B, the actor's input width), act (L, B, A), rew,
-        done (L, B), h0 (B, H), and the critics' inputs (L+1, B, the critics' state width): obs, then the
-        critics' own inputs stored after the state (`NetworkSizes.critic_only_dim`; obs itself when none)."""
+        done (L, B), h0 (B, H), the critics' inputs (L+1, B, the critics' state width): obs, then the
+        critics' own inputs stored after the state (`NetworkSizes.critic_only_dim`; obs itself when none),
+        and the replay's labels (L, B, LABEL_DIM; None without them)."""
         dev = self.device
         sz = self.config.sizes
 
@@ -190,6 +206,7 @@ class SacTrainer:
             tm(batch.done),
             torch.as_tensor(batch.hidden, device=dev),
             critic_obs,
+            None if batch.labels is None else tm(batch.labels),
         )
 
     def losses(
@@ -200,9 +217,11 @@ class SacTrainer:
         done: Tensor,
         h0: Tensor,
         critic_obs: Tensor | None = None,
+        labels: Tensor | None = None,
     ) -> dict[str, Tensor]:
         """All SAC losses of one pass (graphs attached), on time-major tensors; see the module docstring.
-        `critic_obs` is what the critics read for a state (obs when None; `_tensors`)."""
+        `critic_obs` is what the critics read for a state (obs when None; `_tensors`); `labels` the replay's
+        hindsight labels (L, B, 2), read with `hindsight_aim` on."""
         cfg = self.config
         b, L = cfg.burn_in, cfg.window
         alpha = self.log_alpha.detach().exp()
@@ -246,6 +265,16 @@ class SacTrainer:
         imitate = torch.zeros((), device=self.device)
         imitated = torch.zeros((), device=self.device)
         mean_action, states, critic_states = torch.tanh(mu[:-1]), obs[b:L], cobs[b:L]
+        hindsight = torch.zeros((), device=self.device)
+        aimed = torch.zeros((), device=self.device)
+        teacher_gun: Tensor | None = None
+        if cfg.hindsight_aim > 0.0:
+            if labels is None:
+                raise ValueError("hindsight_aim is on but the batch has no labels")
+            target, weight = labels[b:L, ..., 0], labels[b:L, ..., 1]
+            hindsight = (weight * (mean_action[..., 2] - target).pow(2)).mean()
+            aimed = weight.mean()
+            teacher_gun = 1.0 - weight  # the hindsight target takes the teacher's place there
         q_own: Tensor | None = None
         kick_on = cfg.kickstart_weight(self.updates) > 0.0
         if (kick_on and cfg.kickstart_filter) or cfg.self_imitation > 0.0:
@@ -271,6 +300,7 @@ class SacTrainer:
                 keep,
                 taught,
                 cfg.movement_scale(self.updates),
+                teacher_gun,
             )
         if cfg.self_imitation > 0.0:  # toward the replay's own actions where the critics rate them higher
             assert q_own is not None
@@ -295,6 +325,8 @@ class SacTrainer:
             "kickstart_kept": kept,  # the share of states the Q-filter kept in the term (1 without it)
             "self_imitation_loss": imitate,  # the actor minimises ... + self_imitation * self_imitation_loss
             "self_imitation_kept": imitated,  # the share of states whose replay action the critics preferred
+            "hindsight_aim_loss": hindsight,  # the actor minimises ... + hindsight_aim * hindsight_aim_loss
+            "hindsight_aim_share": aimed,  # the share of trained states with a hindsight target
         }
 
     def _update(self, batch: Batch) -> dict[str, float]:
@@ -306,6 +338,8 @@ class SacTrainer:
             actor_total = actor_total + kick_weight * loss["kickstart_loss"]
         if cfg.self_imitation > 0.0:
             actor_total = actor_total + cfg.self_imitation * loss["self_imitation_loss"]
+        if cfg.hindsight_aim > 0.0:
+            actor_total = actor_total + cfg.hindsight_aim * loss["hindsight_aim_loss"]
 
         # 6. One backward; each optimiser clips its gradients' norm (the divisor goes to Adam as its
         # grad_scale) and steps; then the soft target update.
@@ -344,12 +378,15 @@ class SacTrainer:
                 loss["kickstart_kept"],
                 loss["self_imitation_loss"].detach(),
                 loss["self_imitation_kept"],
+                loss["hindsight_aim_loss"].detach(),
+                loss["hindsight_aim_share"],
             ]
         ).tolist()
         self.publish()
         keys = ("critic_loss", "actor_loss", "alpha_loss", "alpha", "entropy", "q_mean", "critic_grad_norm")
         kicks = ("kickstart_loss", "qf1_loss", "qf2_loss", "kickstart_kept")
-        names = (*keys, "actor_grad_norm", *kicks, "self_imitation_loss", "self_imitation_kept")
+        own = ("self_imitation_loss", "self_imitation_kept", "hindsight_aim_loss", "hindsight_aim_share")
+        names = (*keys, "actor_grad_norm", *kicks, *own)
         metrics: dict[str, float] = dict(zip(names, values, strict=True))
         if self.config.kickstart > 0.0:
             metrics["kickstart_weight"] = kick_weight
@@ -357,6 +394,8 @@ class SacTrainer:
             del metrics["kickstart_kept"]
         if not self.config.self_imitation > 0.0:
             del metrics["self_imitation_loss"], metrics["self_imitation_kept"]
+        if not self.config.hindsight_aim > 0.0:
+            del metrics["hindsight_aim_loss"], metrics["hindsight_aim_share"]
         metrics["updates"] = float(self.updates)
         metrics["replay_size"] = float(len(self.replay))
         metrics["env_steps"] = float(self.env_steps)

@@ -60,6 +60,12 @@ class TrainerConfig:
     # what the bot did and found better, at actions the critics were fitted on, never toward actions they
     # never saw scored; 0 = off.
     self_imitation: float = 0.0
+    # Opt-in hindsight aim (`sacbot.agent.hindsight`): the weight of the term
+    # mean w_t * (tanh(mu(s_t))_gun - g_t)^2 over the trained steps, g_t the gun turn that would have put the
+    # shot fired next step on the enemy, learnt after the round from where the enemy went (w_t = 1 at such
+    # aiming steps, 0 elsewhere). With kickstarting on, the teacher's gun-turn entry is left out at those
+    # steps: the hindsight target takes its place. 0 = off.
+    hindsight_aim: float = 0.0
     # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
     # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
     n_step: int = 1
@@ -116,6 +122,8 @@ class TrainerConfig:
             raise UserError("kickstart_movement_from needs kickstart_movement (the scale it switches to)", 2)
         if not 0.0 <= self.fresh_fraction <= 1.0:
             raise UserError(f"fresh_fraction must be 0 to 1, not {self.fresh_fraction}", 2)
+        if not (self.hindsight_aim >= 0.0 and math.isfinite(self.hindsight_aim)):
+            raise UserError(f"hindsight_aim must be 0 (off) or more, not {self.hindsight_aim}", 2)
         if not self.self_imitation >= 0.0:
             raise UserError(f"self_imitation must be 0 (off) or more, not {self.self_imitation}", 2)
 

@@ -164,6 +164,8 @@ class BotSettings(_Strict):
     kickstart_movement_from: int | None = Field(default=None, ge=0)  # ... from this update on (0: the start)
     # toward the replay's own actions where the critics rate them above the actor's mean (0: off)
     self_imitation: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    # toward the gun turn that would have hit, the step before each shot, found after the round (0: off)
+    hindsight_aim: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
@@ -196,6 +198,7 @@ class BotSettings(_Strict):
             "kickstart_movement_from": self.kickstart_movement_from,
             "kickstart_filter": None if self.kickstart_filter is None else int(self.kickstart_filter),
             "self_imitation": self.self_imitation,
+            "hindsight_aim": self.hindsight_aim,
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),

@@ -169,6 +169,7 @@ def train_ray(
             kickstart_movement=settings.kickstart_movement,
             kickstart_movement_from=settings.kickstart_movement_from,
             kickstart_filter=settings.kickstart_filter, self_imitation=settings.self_imitation,
+            hindsight_aim=settings.hindsight_aim,
             n_step=settings.n_step,
             target_entropy=target_entropy_for(settings.target_entropy, resumed),
         )
@@ -188,7 +189,8 @@ def train_ray(
         "kickstart_anneal_from": settings.kickstart_anneal_from, "kickstart_floor": settings.kickstart_floor,
         "kickstart_movement": settings.kickstart_movement,
         "kickstart_movement_from": settings.kickstart_movement_from,
-        "self_imitation": settings.self_imitation, "noise_beta": settings.noise_beta,
+        "self_imitation": settings.self_imitation, "hindsight_aim": settings.hindsight_aim,
+        "noise_beta": settings.noise_beta,
         "gun_spread": settings.gun_spread,
         "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,

@@ -95,6 +95,7 @@ def train_fast(
     kickstart_movement_from: int | None = None,
     kickstart_filter: bool | None = None,
     self_imitation: float | None = None,
+    hindsight_aim: float | None = None,
     n_step: int | None = None,
     target_entropy: float | None = None,
     noise_beta: float | None = None,
@@ -158,6 +159,7 @@ def train_fast(
         kickstart_movement_from,
         kickstart_filter,
         self_imitation,
+        hindsight_aim,
         n_step,
         target_entropy,
         noise_beta,
@@ -187,6 +189,7 @@ def train_fast(
             kickstart_movement_from = settings.kickstart_movement_from
         kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
         self_imitation = settings.self_imitation if self_imitation is None else self_imitation
+        hindsight_aim = settings.hindsight_aim if hindsight_aim is None else hindsight_aim
         n_step = settings.n_step if n_step is None else n_step
         noise_beta = settings.noise_beta if noise_beta is None else noise_beta
         gun_spread = settings.gun_spread if gun_spread is None else gun_spread
@@ -199,7 +202,7 @@ def train_fast(
     assert n_step is not None and sizes is not None and kickstart_filter is not None
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     assert kickstart_movement is not None and kickstart_movement_from is not None and noise_beta is not None
-    assert gun_spread is not None
+    assert gun_spread is not None and hindsight_aim is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -236,6 +239,7 @@ def train_fast(
             kickstart_movement_from=kickstart_movement_from,
             kickstart_filter=kickstart_filter,
             self_imitation=self_imitation,
+            hindsight_aim=hindsight_aim,
             n_step=n_step,
             target_entropy=target_entropy,
         )
@@ -271,7 +275,8 @@ def train_fast(
         "kickstart_floor": kickstart_floor, "kickstart_movement": kickstart_movement,
         "kickstart_movement_from": kickstart_movement_from,
         "kickstart_filter": kickstart_filter,
-        "self_imitation": self_imitation, "n_step": n_step, "noise_beta": noise_beta,
+        "self_imitation": self_imitation, "hindsight_aim": hindsight_aim,
+        "n_step": n_step, "noise_beta": noise_beta,
         "gun_spread": gun_spread,
         "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,

@@ -163,6 +163,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 kickstart_movement_from=settings.kickstart_movement_from,
                 kickstart_filter=kickstart_filter,
                 self_imitation=settings.self_imitation,
+                hindsight_aim=settings.hindsight_aim,
                 n_step=settings.n_step,
                 fresh_fraction=settings.fresh_fraction,
                 target_entropy=target_entropy_for(settings.target_entropy, first_meta),
@@ -234,6 +235,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                     "kickstart": kickstart,
                     "kickstart_filter": kickstart_filter,
                     "self_imitation": settings.self_imitation,
+                    "hindsight_aim": settings.hindsight_aim,
                     "noise_beta": settings.noise_beta,
                     "target_entropy": sac.config.entropy_target(),
                 },
@@ -298,6 +300,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say(f"fresh rounds: {share:g} of each batch from this run's rounds, not the kept replay")
     if settings.self_imitation > 0.0 and not eval_mode:
         _say(f"self-imitation {settings.self_imitation:g}: toward replay actions the critics rate higher")
+    if settings.hindsight_aim > 0.0 and not eval_mode:
+        _say(f"hindsight aim {settings.hindsight_aim:g}: the gun learns where each shot would have hit")
     if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
         how = ", Q-filtered" if kickstart_filter else ""
         _say(f"kickstart {kickstart:g}{how} (the shipped actor's; SACBOT_KICKSTART[_FILTER] override)")

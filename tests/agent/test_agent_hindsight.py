@@ -1,0 +1,178 @@
+"""Hindsight aim: the labels on hand-made rounds, replayed shots in the engine, and the trainer's term."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from sacbot.agent.features import STATE_DIM, UNSEEN_ENEMY
+from sacbot.agent.hindsight import HORIZON, hindsight_aim
+from sacbot.agent.networks import NetworkSizes
+from sacbot.agent.teacher import distillation_loss, teacher_action
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
+from sacbot.env import TankRoyaleEnv
+from sacbot.errors import UserError
+
+W, H = 800.0, 600.0
+DIAGONAL = math.hypot(W, H)
+SMALL = NetworkSizes(hidden=32)
+
+
+def still_round(steps: int, shot: int, power: float = 2.0, gun: float = 0.0) -> np.ndarray:
+    """States s_0..s_steps of a round: we sit at (100, 100) facing east with the gun at `gun` degrees, the
+    enemy sits still 300 away at 30 degrees; the gun is cool until the shot a_shot, hot after it."""
+    s = np.zeros((steps + 1, STATE_DIM), np.float32)
+    s[:, 0], s[:, 1] = 100.0 / W, 100.0 / H
+    s[:, 4] = gun / 180.0
+    s[:, 6] = np.where(np.arange(steps + 1) <= shot, 0.0, (1.0 + power / 5.0) / 3.0)
+    s[:, 7] = 0.8
+    s[:, 12], s[:, 13], s[:, 16] = 300.0 / DIAGONAL, 30.0 / 180.0, 0.5
+    return s
+
+
+def test_a_shot_is_labelled_at_its_aiming_step_with_the_turn_onto_the_enemy() -> None:
+    s = still_round(40, shot=5, gun=10.0)
+    labels = hindsight_aim(s, W, H)
+    assert labels.shape == (40, 2) and labels.dtype == np.float32
+    assert np.flatnonzero(labels[:, 1]).tolist() == [4]  # the step before the shot decides its direction
+    assert labels[4, 0] == pytest.approx((30.0 - 10.0) / 20.0, abs=1e-4)
+    # A gun 80 degrees off: the most one turn can do, toward the enemy.
+    assert hindsight_aim(still_round(40, shot=5, gun=-50.0), W, H)[4, 0] == pytest.approx(1.0)
+    across = still_round(40, shot=5, gun=-170.0)  # the short way round is across +-180
+    across[:, 13] = 170.0 / 180.0
+    assert hindsight_aim(across, W, H)[4, 0] == pytest.approx(-20.0 / 20.0 * 1.0, abs=1e-4)
+
+
+def test_no_label_where_nothing_says_where_the_shot_should_have_gone() -> None:
+    # The round ends before a power-2 bullet (14 a turn) covers the 300 units: 20 turns after the shot.
+    assert not hindsight_aim(still_round(22, shot=5), W, H)[:, 1].any()
+    assert hindsight_aim(still_round(26, shot=5), W, H)[:, 1].any()
+    unseen = still_round(40, shot=5)
+    unseen[:, 12:17] = UNSEEN_ENEMY
+    assert not hindsight_aim(unseen, W, H)[:, 1].any()
+    assert not hindsight_aim(still_round(40, shot=0), W, H)[:, 1].any()  # a_0's aim was nobody's choice
+    assert not hindsight_aim(still_round(40, shot=60), W, H)[:, 1].any()  # no shot
+    assert hindsight_aim(still_round(1, shot=0), W, H).shape == (1, 2)
+    # The enemy died (its entries go back to unseen) just after the shot: its last seen place still counts.
+    dead = still_round(40, shot=5, gun=10.0)
+    dead[8:, 12:17] = UNSEEN_ENEMY
+    assert hindsight_aim(dead, W, H)[4, 0] == pytest.approx(1.0, abs=1e-4)
+    assert HORIZON * 11.0 > DIAGONAL  # the slowest bullet crosses the arena within the search
+
+
+def _teacher_round(opponent: str, seed: int, noise: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A round in the engine: the teacher's actions with its gun turn jittered; states, actions, rewards."""
+    env = TankRoyaleEnv(opponent, radar_mode="lock", rounds_per_game=1, max_turns=500)
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    states, actions, rewards = [obs], [], []
+    while True:
+        a = teacher_action(torch.from_numpy(obs)).numpy()
+        a[2] = np.clip(a[2] + rng.normal(0.0, noise), -1.0, 1.0)
+        obs, r, terminated, truncated, _ = env.step(a)
+        states.append(obs)
+        actions.append(a)
+        rewards.append(r)
+        if terminated or truncated:
+            return np.stack(states), np.stack(actions), np.asarray(rewards)
+
+
+def _hits(opponent: str, seed: int, actions: np.ndarray) -> dict[int, bool]:
+    """The same game played with these actions: for each step whose action fired, whether that bullet hit."""
+    env = TankRoyaleEnv(opponent, radar_mode="lock", rounds_per_game=1, max_turns=500)
+    env.reset(seed=seed)
+    fired_at: dict[int, int] = {}
+    hit: set[int] = set()
+    for step, a in enumerate(actions):
+        _, _, terminated, truncated, info = env.step(a)
+        for event in info["events"]:
+            name = type(event).__name__
+            if name == "BulletFiredEvent":
+                fired_at[event.bullet.bullet_id] = step
+            elif name == "BulletHitBotEvent" and event.bullet.owner_id == 1:
+                hit.add(event.bullet.bullet_id)
+        if terminated or truncated:
+            break
+    return {step: bullet in hit for bullet, step in fired_at.items()}
+
+
+@pytest.mark.parametrize("opponent", ["Walls", "SpinBot"])
+def test_replayed_with_the_hindsight_turn_the_shots_hit(opponent: str) -> None:
+    """Each labelled shot, played again in the same game with the gun entry of its aiming step set to its
+    label (everything else as it was), hits; several had missed."""
+    states, actions, _ = _teacher_round(opponent, 5, noise=0.3)
+    labels = hindsight_aim(states, W, H)
+    aims = [int(i) for i in np.flatnonzero(labels[:, 1]) if abs(labels[i, 0]) < 1.0][:8]
+    assert len(aims) == 8
+    played = _hits(opponent, 5, actions)
+    assert {i + 1 for i in np.flatnonzero(labels[:, 1])} <= played.keys()  # the labels sit before shots
+    for i in aims:
+        relabelled = actions.copy()
+        relabelled[i, 2] = labels[i, 0]
+        assert _hits(opponent, 5, relabelled)[i + 1], f"the shot of step {i + 1}"
+    assert sum(not played[i + 1] for i in aims) >= 3
+
+
+def _filled(hindsight: float, kickstart: float = 0.0) -> SacTrainer:
+    """A small trainer whose replay holds engine rounds played by the teacher with a jittered gun."""
+    trainer = SacTrainer(
+        TrainerConfig(
+            sizes=SMALL,
+            batch_size=16,
+            replay_capacity=4000,
+            device="cpu",
+            seed=1,
+            hindsight_aim=hindsight,
+            kickstart=kickstart,
+        )
+    )
+    for seed in range(3):
+        states, actions, rewards = _teacher_round("SpinBot", seed, noise=0.5)
+        n = len(actions)
+        done = np.zeros(n, np.float32)
+        done[-1] = 1.0
+        hidden = np.zeros((n, SMALL.hidden), np.float32)
+        trainer.replay.add_round(states, actions.astype(np.float32), rewards.astype(np.float32), done, hidden)
+    return trainer
+
+
+def _gun_distance(trainer: SacTrainer) -> float:
+    """Mean squared distance of the actor's mean gun turn from the labels, over the labelled trained steps."""
+    batch = trainer.replay.sample(256, np.random.default_rng(3))
+    obs, _, _, _, h0, _, labels = trainer._tensors(batch)
+    assert labels is not None
+    b = trainer.config.burn_in
+    with torch.no_grad():
+        h = trainer.actor.last_hidden_tm(obs[:b], h0)
+        mu, _, _ = trainer.actor.sequence_tm(obs[b:-1], h)
+    weight = labels[b:, :, 1]
+    return float((weight * (torch.tanh(mu[..., 2]) - labels[b:, :, 0]).pow(2)).sum() / weight.sum())
+
+
+def test_the_hindsight_term_pulls_the_gun_toward_the_labels() -> None:
+    plain, aiming = _filled(0.0), _filled(20.0)
+    assert plain.replay.labels is None and aiming.replay.labels is not None
+    # A distance on the aiming trainer's labels for both (the same rounds, the same fresh actor).
+    plain.replay = aiming.replay
+    assert _gun_distance(aiming) == pytest.approx(_gun_distance(plain))
+    for _ in range(150):
+        m_plain, m_aiming = plain.train_step(), aiming.train_step()
+    assert m_plain is not None and m_aiming is not None
+    assert "hindsight_aim_loss" not in m_plain and "hindsight_aim_share" not in m_plain
+    assert m_aiming["hindsight_aim_loss"] > 0.0 and 0.0 < m_aiming["hindsight_aim_share"] < 0.2
+    assert _gun_distance(aiming) < 0.7 * _gun_distance(plain)
+
+
+def test_the_teachers_gun_turn_steps_aside_where_a_label_is() -> None:
+    mean = torch.zeros(5, 4)
+    states = torch.from_numpy(still_round(4, shot=9, gun=10.0)).float()
+    full = distillation_loss(mean, states, W, H)
+    left_out = distillation_loss(mean, states, W, H, gun=torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0]))
+    gun_term = teacher_action(states, W, H)[:, 2].pow(2)
+    assert float(full - left_out) == pytest.approx(float(gun_term[[1, 3]].sum() / 5), rel=1e-5)
+    with pytest.raises(UserError, match="hindsight_aim must be 0"):
+        TrainerConfig(hindsight_aim=-1.0)
