@@ -128,6 +128,7 @@ def test_the_runners_act_with_the_learner_s_angle_and_bullet_inputs_coloured_noi
     monkeypatch.setenv("SACBOT_BULLET_INPUTS", "1")  # the runners' arenas store the critics' inputs too
     monkeypatch.setenv("SACBOT_NOISE_BETA", "1")  # each runner draws from one pink stream per arena
     monkeypatch.setenv("SACBOT_GUN_SPREAD", "4")  # ... its gun-turn entry four times wider
+    monkeypatch.setenv("SACBOT_HINDSIGHT_AIM", "5")  # the learner labels the runners' rounds as they come in
     out = tmp_path / "w"
     summary = train_ray("SpinBot", out, steps=600, utd=0.02, **SMALL)  # type: ignore[arg-type]
     assert summary.env_steps >= 600 and summary.updates > 0
@@ -135,6 +136,9 @@ def test_the_runners_act_with_the_learner_s_angle_and_bullet_inputs_coloured_noi
     assert meta is not None and meta.network_sizes["angle_inputs"] is True
     assert meta.extra["angle_inputs"] is True and meta.extra["noise_beta"] == 1.0
     assert meta.extra["gun_spread"] == 4.0 and meta.extra["bullet_inputs"] is True
+    assert meta.extra["hindsight_aim"] == 5.0
+    passes = [json.loads(line) for line in (out / "training_metrics.jsonl").read_text().splitlines()]
+    assert any((p.get("hindsight_aim_share") or 0.0) > 0.0 for p in passes)
     sizes = NetworkSizes(angle_inputs=True, bullet_inputs=True)
     restore_trainer(latest_path(out), SacTrainer(TrainerConfig(sizes=sizes, device="cpu")))
     replay = load_replay(out / "replay.npz", sizes.stored_dim, sizes.action_dim, sizes.hidden)
