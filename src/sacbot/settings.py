@@ -98,6 +98,8 @@ class SacbotSettings(BaseSettings):
     # Opt-in hindsight aim: the weight of a term pulling the actor's gun turn, the step before each shot,
     # toward the turn that would have hit, found after the round (`TrainerConfig.hindsight_aim`); 0 = off.
     hindsight_aim: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    # ... on this many steps before each shot (1: the aiming step alone).
+    hindsight_steps: int = Field(1, ge=1, le=16)
     # n-step soft targets over the 16 trained steps of each window (1 = one-step SAC; R2D2 uses 5).
     n_step: int = Field(1, ge=1, le=16)
     # Opt-in: the networks also read sin/cos of four angles of the state (`NetworkSizes.angle_inputs`).

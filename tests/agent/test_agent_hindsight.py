@@ -47,6 +47,24 @@ def test_a_shot_is_labelled_at_its_aiming_step_with_the_turn_onto_the_enemy() ->
     assert hindsight_aim(across, W, H)[4, 0] == pytest.approx(-20.0 / 20.0 * 1.0, abs=1e-4)
 
 
+def test_more_steps_before_a_shot_each_turn_toward_the_same_direction() -> None:
+    s = still_round(60, shot=20, gun=10.0)
+    s[17, 4], s[18, 4] = -40.0 / 180.0, 20.0 / 180.0  # the gun swung about before the shot
+    labels = hindsight_aim(s, W, H, steps=3)
+    assert np.flatnonzero(labels[:, 1]).tolist() == [17, 18, 19]
+    assert labels[17:20, 0] == pytest.approx([1.0, 10.0 / 20.0, 20.0 / 20.0], abs=1e-4)
+    # Two shots 12 turns apart, 14 steps labelled before each: a step before both takes the nearer shot's.
+    two = still_round(70, shot=20, gun=40.0)
+    two[22:33, 6] = 0.0  # cool again at 32, which fires too
+    two[46:, 13] = 60.0 / 180.0  # the enemy stands elsewhere once the first bullet has passed (turn 41)
+    two[31, 4] = 60.0 / 180.0  # the gun on the second shot's direction the step before it
+    labels = hindsight_aim(two, W, H, steps=14)
+    assert np.flatnonzero(labels[:, 1]).tolist() == list(range(6, 32))
+    assert labels[6:20, 0] == pytest.approx(-0.5, abs=1e-4)  # from 40 degrees toward 30
+    assert labels[20:31, 0] == pytest.approx(1.0, abs=1e-4)  # toward 60
+    assert labels[31, 0] == pytest.approx(0.0, abs=1e-4)
+
+
 def test_no_label_where_nothing_says_where_the_shot_should_have_gone() -> None:
     # The round ends before a power-2 bullet (14 a turn) covers the 300 units: 20 turns after the shot.
     assert not hindsight_aim(still_round(22, shot=5), W, H)[:, 1].any()

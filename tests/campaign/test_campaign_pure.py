@@ -78,6 +78,7 @@ kickstart_movement_from = 3000
 kickstart_filter = true
 self_imitation = 2.0
 hindsight_aim = 3.0
+hindsight_steps = 4
 n_step = 5
 angle_inputs = true
 energy_inputs = true
@@ -102,6 +103,7 @@ eval_actions = "speed"
         "SACBOT_KICKSTART_FILTER": "1",
         "SACBOT_SELF_IMITATION": "2.0",
         "SACBOT_HINDSIGHT_AIM": "3.0",
+        "SACBOT_HINDSIGHT_STEPS": "4",
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",

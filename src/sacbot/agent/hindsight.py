@@ -35,9 +35,14 @@ HORIZON = 100
 LABEL_DIM = 2  # per step: the gun entry's target, and 1 where the step has one (0 elsewhere)
 
 
-def hindsight_aim(obs: np.ndarray, arena_width: float = 800.0, arena_height: float = 600.0) -> np.ndarray:
+def hindsight_aim(
+    obs: np.ndarray, arena_width: float = 800.0, arena_height: float = 600.0, steps: int = 1
+) -> np.ndarray:
     """(T, 2) float32 for one round's states s_0..s_T (obs (T+1, >= 17)): per step, the hindsight target of
-    the gun entry and its weight, 1 at the aiming step before each shot that has one, 0 elsewhere."""
+    the gun entry and its weight, 1 at the aiming step before each shot that has one, 0 elsewhere. With
+    `steps` > 1 the `steps` steps before each shot are labelled, each with the turn from its own gun heading
+    toward the same direction (a gun that follows them is on it by the shot); a step before two shots takes
+    the nearer one's."""
     t_len = len(obs) - 1
     out = np.zeros((max(t_len, 0), LABEL_DIM), np.float32)
     if t_len < 2:
@@ -69,12 +74,13 @@ def hindsight_aim(obs: np.ndarray, arena_width: float = 800.0, arena_height: flo
     first = np.argmax(reached, axis=1)
     hit_j = j[np.arange(len(shots)), first]
     direction = np.degrees(np.arctan2(ey[hit_j] - oy[:, 0], ex[hit_j] - ox[:, 0]))
-    gun_before = s[shots - 1, 4] * 180.0
-    turn = (direction - gun_before + 180.0) % 360.0 - 180.0
-    target = np.clip(turn / MAX_GUN_TURN_RATE, -1.0, 1.0)
-    aim = shots[has] - 1
-    out[aim, 0] = target[has]
-    out[aim, 1] = 1.0
+    shots, direction = shots[has], direction[has]
+    for lead in range(steps, 0, -1):  # the nearest steps last: they overwrite a later shot's far ones
+        ok = shots - lead >= 0
+        aim = shots[ok] - lead
+        turn = (direction[ok] - s[aim, 4] * 180.0 + 180.0) % 360.0 - 180.0
+        out[aim, 0] = np.clip(turn / MAX_GUN_TURN_RATE, -1.0, 1.0)
+        out[aim, 1] = 1.0
     return out
 
 

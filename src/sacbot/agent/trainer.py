@@ -124,7 +124,12 @@ class SacTrainer:
         self.np_rng = np.random.default_rng(cfg.seed)
         relabel = None
         if cfg.hindsight_aim > 0.0:
-            relabel = partial(hindsight_aim, arena_width=cfg.arena_width, arena_height=cfg.arena_height)
+            relabel = partial(
+                hindsight_aim,
+                arena_width=cfg.arena_width,
+                arena_height=cfg.arena_height,
+                steps=cfg.hindsight_steps,
+            )
         self.replay = replay or SequenceReplay(
             cfg.replay_capacity,
             sz.stored_dim,

@@ -66,6 +66,9 @@ class TrainerConfig:
     # aiming steps, 0 elsewhere). With kickstarting on, the teacher's gun-turn entry is left out at those
     # steps: the hindsight target takes its place. 0 = off.
     hindsight_aim: float = 0.0
+    # How many steps before each shot carry a hindsight label (1: the aiming step alone; more: the gun's
+    # turns before it too, each toward the same direction, `sacbot.agent.hindsight.hindsight_aim`).
+    hindsight_steps: int = 1
     # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
     # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
     n_step: int = 1
@@ -124,6 +127,8 @@ class TrainerConfig:
             raise UserError(f"fresh_fraction must be 0 to 1, not {self.fresh_fraction}", 2)
         if not (self.hindsight_aim >= 0.0 and math.isfinite(self.hindsight_aim)):
             raise UserError(f"hindsight_aim must be 0 (off) or more, not {self.hindsight_aim}", 2)
+        if not 1 <= self.hindsight_steps <= self.train_len:
+            raise UserError(f"hindsight_steps must be 1 to {self.train_len}, not {self.hindsight_steps}", 2)
         if not self.self_imitation >= 0.0:
             raise UserError(f"self_imitation must be 0 (off) or more, not {self.self_imitation}", 2)
 

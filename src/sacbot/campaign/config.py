@@ -166,6 +166,7 @@ class BotSettings(_Strict):
     self_imitation: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     # toward the gun turn that would have hit, the step before each shot, found after the round (0: off)
     hindsight_aim: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    hindsight_steps: int | None = Field(default=None, ge=1, le=16)  # ... on this many steps before a shot
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
@@ -199,6 +200,7 @@ class BotSettings(_Strict):
             "kickstart_filter": None if self.kickstart_filter is None else int(self.kickstart_filter),
             "self_imitation": self.self_imitation,
             "hindsight_aim": self.hindsight_aim,
+            "hindsight_steps": self.hindsight_steps,
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),

@@ -96,6 +96,7 @@ def train_fast(
     kickstart_filter: bool | None = None,
     self_imitation: float | None = None,
     hindsight_aim: float | None = None,
+    hindsight_steps: int | None = None,
     n_step: int | None = None,
     target_entropy: float | None = None,
     noise_beta: float | None = None,
@@ -160,6 +161,7 @@ def train_fast(
         kickstart_filter,
         self_imitation,
         hindsight_aim,
+        hindsight_steps,
         n_step,
         target_entropy,
         noise_beta,
@@ -190,6 +192,7 @@ def train_fast(
         kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
         self_imitation = settings.self_imitation if self_imitation is None else self_imitation
         hindsight_aim = settings.hindsight_aim if hindsight_aim is None else hindsight_aim
+        hindsight_steps = settings.hindsight_steps if hindsight_steps is None else hindsight_steps
         n_step = settings.n_step if n_step is None else n_step
         noise_beta = settings.noise_beta if noise_beta is None else noise_beta
         gun_spread = settings.gun_spread if gun_spread is None else gun_spread
@@ -202,7 +205,7 @@ def train_fast(
     assert n_step is not None and sizes is not None and kickstart_filter is not None
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     assert kickstart_movement is not None and kickstart_movement_from is not None and noise_beta is not None
-    assert gun_spread is not None and hindsight_aim is not None
+    assert gun_spread is not None and hindsight_aim is not None and hindsight_steps is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -240,6 +243,7 @@ def train_fast(
             kickstart_filter=kickstart_filter,
             self_imitation=self_imitation,
             hindsight_aim=hindsight_aim,
+            hindsight_steps=hindsight_steps,
             n_step=n_step,
             target_entropy=target_entropy,
         )
@@ -276,6 +280,7 @@ def train_fast(
         "kickstart_movement_from": kickstart_movement_from,
         "kickstart_filter": kickstart_filter,
         "self_imitation": self_imitation, "hindsight_aim": hindsight_aim,
+        "hindsight_steps": trainer.config.hindsight_steps,
         "n_step": n_step, "noise_beta": noise_beta,
         "gun_spread": gun_spread,
         "target_entropy": trainer.config.entropy_target(),

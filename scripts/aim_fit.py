@@ -1,0 +1,66 @@
+"""How near a run's aim is to the hindsight aim (docs/learning.md, "Hindsight aim").
+
+    python scripts/aim_fit.py RUN_FOLDER [OPPONENTS] [--rounds 20]
+
+Plays `--rounds` in-process rounds of the run folder's `latest.zip` (its mean, as `sacbot eval` plays) against
+each of OPPONENTS (comma-separated; Orbiter,StopGo,Surfer by default), labels them as the trainer does
+(`sacbot.agent.hindsight.hindsight_aim`) and prints per opponent: the shots fired and the share that hit, and
+over the labelled aiming steps the median distance, in degrees, of the gun turn played (the mean's) from the
+label, of the teacher's linear aim from it on the same states, and the share of steps where the played turn
+lay within a bot's half-width (18 units) of the label at that shot's distance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+import torch
+from shot_q import load_run, play  # this folder's: run as `python scripts/aim_fit.py`
+
+from sacbot.agent.features import MAX_GUN_TURN_RATE
+from sacbot.agent.hindsight import hindsight_aim
+from sacbot.agent.inference import FastActor
+from sacbot.agent.teacher import teacher_action
+
+DIAGONAL = math.hypot(800.0, 600.0)
+
+
+def main() -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
+    parser.add_argument("run")
+    parser.add_argument("opponents", nargs="?", default="Orbiter,StopGo,Surfer")
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args()
+    trainer = load_run(args.run)
+    sizes = trainer.config.sizes
+    actor = FastActor(trainer.actor_arrays(), sizes)
+    print(f"{args.run}: {'opponent':10} shots  hit   labelled  |played-label|  |teacher-label|  within")
+    for opponent in args.opponents.split(","):
+        rounds = play(actor, sizes, opponent, args.rounds)
+        shots = sum(len(r.fired) for r in rounds)
+        hits = sum(len(r.hits) for r in rounds)
+        played, taught, within = [], [], []
+        for r in rounds:
+            labels = hindsight_aim(r.states)
+            steps = np.flatnonzero(labels[:, 1])
+            if not len(steps):
+                continue
+            state = r.states[steps, : sizes.state_dim]
+            err = np.abs(np.clip(r.actions[steps, 2], -1, 1) - labels[steps, 0]) * MAX_GUN_TURN_RATE
+            teacher = teacher_action(torch.from_numpy(state)).numpy()[:, 2]
+            played.append(err)
+            taught.append(np.abs(teacher - labels[steps, 0]) * MAX_GUN_TURN_RATE)
+            half = np.degrees(np.arctan2(18.0, np.maximum(state[:, 12] * DIAGONAL, 1.0)))
+            within.append(err < half)
+        p, t, w = (np.concatenate(x) for x in (played, taught, within))
+        print(
+            f"{args.run}: {opponent:10} {shots:5d} {hits / max(shots, 1):5.2f} {len(p):9d}"
+            f" {np.median(p):14.2f} {np.median(t):16.2f} {w.mean():7.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
