@@ -192,5 +192,10 @@ def test_the_teachers_gun_turn_steps_aside_where_a_label_is() -> None:
     left_out = distillation_loss(mean, states, W, H, gun=torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0]))
     gun_term = teacher_action(states, W, H)[:, 2].pow(2)
     assert float(full - left_out) == pytest.approx(float(gun_term[[1, 3]].sum() / 5), rel=1e-5)
+    # Its fire entry, for a gun that follows the hindsight aim: the power wherever the gun points.
+    off = torch.from_numpy(still_round(2, shot=9, gun=-60.0)).float()  # 300 away: power 1, the gun 90 off
+    assert teacher_action(off, W, H)[0, 3] == pytest.approx(-1.0)
+    assert teacher_action(off, W, H, aimed_fire=False)[0, 3] == pytest.approx(1.0 / 3.0)
+    assert torch.equal(teacher_action(off, W, H)[:, :3], teacher_action(off, W, H, aimed_fire=False)[:, :3])
     with pytest.raises(UserError, match="hindsight_aim must be 0"):
         TrainerConfig(hindsight_aim=-1.0)

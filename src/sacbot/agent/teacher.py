@@ -40,8 +40,12 @@ def _wrap(angle: Tensor) -> Tensor:
     return torch.remainder(angle + math.pi, 2.0 * math.pi) - math.pi
 
 
-def teacher_action(obs: Tensor, arena_width: float = 800.0, arena_height: float = 600.0) -> Tensor:
-    """The teacher's action for each state of `obs` (..., 17): a tensor (..., 4) in [-1, 1]."""
+def teacher_action(
+    obs: Tensor, arena_width: float = 800.0, arena_height: float = 600.0, aimed_fire: bool = True
+) -> Tensor:
+    """The teacher's action for each state of `obs` (..., 17): a tensor (..., 4) in [-1, 1]. `aimed_fire`
+    False: the fire entry asks for the power wherever the gun points (for a gun that follows another aim,
+    the trainer's hindsight aim), not only near the teacher's own aim."""
     w, h = arena_width, arena_height
     diagonal = math.hypot(w, h)
     x, y = obs[..., 0] * w, obs[..., 1] * h
@@ -76,6 +80,8 @@ def teacher_action(obs: Tensor, arena_width: float = 800.0, arena_height: float 
     # a student can fit (a step is not); the shot goes off while the ramp is above the 0.1 threshold.
     beyond = torch.clamp((gun_error.abs() - tolerance) / (2.0 * tolerance), min=0.0)
     a_fire = torch.clamp(power / 3.0 - beyond * (power / 3.0 + 1.0), min=-1.0)  # a hot gun ignores it, free
+    if not aimed_fire:
+        a_fire = power / 3.0
     a_gun = torch.clamp(torch.rad2deg(gun_error) / 20.0, -1.0, 1.0)
 
     # Body: across the line to the enemy, tilted toward the preferred distance, reversing before walls.

@@ -19,7 +19,8 @@ L = burn_in + train_len transitions (L + 1 states), time-major:
    same squared distance toward the replay's own actions a_t, on the states where min_k Q_k(s_t, a_t) (step
    3's values) is above min_k Q_k(s_t, tanh mu(s_t)). Hindsight aim (`hindsight_aim`) adds weight * the
    squared distance of the mean gun turn from the replay's hindsight label, on the aiming steps that have
-   one (`sacbot.agent.hindsight`); the teacher's gun-turn entry is left out there.
+   one (`sacbot.agent.hindsight`); the teacher's gun-turn entry is left out there, and its fire entry asks
+   for its power wherever the gun points (its own aim no longer decides when to fire).
 5. Temperature loss: -log alpha (log pi + target entropy).
 6. One backward of the three losses (all use the networks as they were before this pass), each optimiser's
    gradient-norm clip and step, then the soft (Polyak) target update.
@@ -287,11 +288,12 @@ class SacTrainer:
                 own = torch.cat([critic_states, mean_action], -1)
                 q_own = accel.actor_q(self.critic, own, h_prev, gh_seq)
         if kick_on:
-            keep = taught = None
+            keep = None
+            with torch.no_grad():  # with hindsight aim the gun is not on the teacher's aim: fire regardless
+                taught = teacher_action(states, cfg.arena_width, cfg.arena_height, cfg.hindsight_aim == 0.0)
             if cfg.kickstart_filter:  # the Q-filter: imitate where the critics prefer the teacher's action
                 assert q_own is not None
                 with torch.no_grad():
-                    taught = teacher_action(states, cfg.arena_width, cfg.arena_height)
                     q_taught = accel.actor_q(
                         self.critic, torch.cat([critic_states, taught], -1), h_prev, gh_seq
                     )
