@@ -37,7 +37,7 @@ def still_round(steps: int, shot: int, power: float = 2.0, gun: float = 0.0) -> 
 def test_a_shot_is_labelled_at_its_aiming_step_with_the_turn_onto_the_enemy() -> None:
     s = still_round(40, shot=5, gun=10.0)
     labels = hindsight_aim(s, W, H)
-    assert labels.shape == (40, 2) and labels.dtype == np.float32
+    assert labels.shape == (40, 4) and labels.dtype == np.float32
     assert np.flatnonzero(labels[:, 1]).tolist() == [4]  # the step before the shot decides its direction
     assert labels[4, 0] == pytest.approx((30.0 - 10.0) / 20.0, abs=1e-4)
     # A gun 80 degrees off: the most one turn can do, toward the enemy.
@@ -45,6 +45,20 @@ def test_a_shot_is_labelled_at_its_aiming_step_with_the_turn_onto_the_enemy() ->
     across = still_round(40, shot=5, gun=-170.0)  # the short way round is across +-180
     across[:, 13] = 170.0 / 180.0
     assert hindsight_aim(across, W, H)[4, 0] == pytest.approx(-20.0 / 20.0 * 1.0, abs=1e-4)
+
+
+def test_the_trigger_is_labelled_on_every_cool_step_by_where_the_gun_pointed() -> None:
+    on = still_round(40, shot=5, gun=30.0)  # the gun on the still enemy, 300 away: the teacher's power is 1
+    labels = hindsight_aim(on, W, H)
+    assert np.flatnonzero(labels[:, 3]).tolist() == [0, 1, 2, 3, 4, 5]  # the cool steps, s_0..s_5
+    assert labels[:6, 2] == pytest.approx(1.0 / 3.0)
+    off = still_round(40, shot=5, gun=26.0)  # 4 degrees off: past the 3.4 of a bot's half-width at 300
+    assert hindsight_aim(off, W, H)[:6, 2] == pytest.approx(-1.0)
+    late = still_round(20, shot=5, gun=30.0)  # a power-1 bullet (17 a turn) gets there 17 turns after it left
+    assert np.flatnonzero(hindsight_aim(late, W, H)[:, 3]).tolist() == [0, 1, 2, 3]
+    unseen = still_round(40, shot=5, gun=30.0)
+    unseen[:3, 12:17] = UNSEEN_ENEMY  # the first scan at s_3: no trigger label before it
+    assert np.flatnonzero(hindsight_aim(unseen, W, H)[:, 3]).tolist() == [3, 4, 5]
 
 
 def test_more_steps_before_a_shot_each_turn_toward_the_same_direction() -> None:
@@ -74,7 +88,7 @@ def test_no_label_where_nothing_says_where_the_shot_should_have_gone() -> None:
     assert not hindsight_aim(unseen, W, H)[:, 1].any()
     assert not hindsight_aim(still_round(40, shot=0), W, H)[:, 1].any()  # a_0's aim was nobody's choice
     assert not hindsight_aim(still_round(40, shot=60), W, H)[:, 1].any()  # no shot
-    assert hindsight_aim(still_round(1, shot=0), W, H).shape == (1, 2)
+    assert hindsight_aim(still_round(1, shot=0), W, H).shape == (1, 4)
     # The enemy died (its entries go back to unseen) just after the shot: its last seen place still counts.
     dead = still_round(40, shot=5, gun=10.0)
     dead[8:, 12:17] = UNSEEN_ENEMY
@@ -158,8 +172,9 @@ def _filled(hindsight: float, kickstart: float = 0.0) -> SacTrainer:
     return trainer
 
 
-def _gun_distance(trainer: SacTrainer) -> float:
-    """Mean squared distance of the actor's mean gun turn from the labels, over the labelled trained steps."""
+def _label_distance(trainer: SacTrainer, entry: int) -> float:
+    """Mean squared distance of the actor's mean action entry (2 the gun turn, 3 the fire entry) from its
+    labels, over the labelled trained steps."""
     batch = trainer.replay.sample(256, np.random.default_rng(3))
     obs, _, _, _, h0, _, labels = trainer._tensors(batch)
     assert labels is not None
@@ -167,29 +182,34 @@ def _gun_distance(trainer: SacTrainer) -> float:
     with torch.no_grad():
         h = trainer.actor.last_hidden_tm(obs[:b], h0)
         mu, _, _ = trainer.actor.sequence_tm(obs[b:-1], h)
-    weight = labels[b:, :, 1]
-    return float((weight * (torch.tanh(mu[..., 2]) - labels[b:, :, 0]).pow(2)).sum() / weight.sum())
+    column = 0 if entry == 2 else 2
+    weight = labels[b:, :, column + 1]
+    return float((weight * (torch.tanh(mu[..., entry]) - labels[b:, :, column]).pow(2)).sum() / weight.sum())
 
 
-def test_the_hindsight_term_pulls_the_gun_toward_the_labels() -> None:
+def test_the_hindsight_term_pulls_the_gun_and_trigger_toward_the_labels() -> None:
     plain, aiming = _filled(0.0), _filled(20.0)
     assert plain.replay.labels is None and aiming.replay.labels is not None
     # A distance on the aiming trainer's labels for both (the same rounds, the same fresh actor).
     plain.replay = aiming.replay
-    assert _gun_distance(aiming) == pytest.approx(_gun_distance(plain))
-    for _ in range(150):
+    assert _label_distance(aiming, 2) == pytest.approx(_label_distance(plain, 2))
+    assert _label_distance(aiming, 3) == pytest.approx(_label_distance(plain, 3))
+    for _ in range(300):
         m_plain, m_aiming = plain.train_step(), aiming.train_step()
     assert m_plain is not None and m_aiming is not None
     assert "hindsight_aim_loss" not in m_plain and "hindsight_aim_share" not in m_plain
     assert m_aiming["hindsight_aim_loss"] > 0.0 and 0.0 < m_aiming["hindsight_aim_share"] < 0.2
-    assert _gun_distance(aiming) < 0.7 * _gun_distance(plain)
+    assert _label_distance(aiming, 2) < 0.6 * _label_distance(plain, 2)
+    assert _label_distance(aiming, 3) < 0.6 * _label_distance(plain, 3)
 
 
 def test_the_teachers_gun_turn_steps_aside_where_a_label_is() -> None:
     mean = torch.zeros(5, 4)
     states = torch.from_numpy(still_round(4, shot=9, gun=10.0)).float()
     full = distillation_loss(mean, states, W, H)
-    left_out = distillation_loss(mean, states, W, H, gun=torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0]))
+    entries = torch.ones(5, 4)
+    entries[[1, 3], 2] = 0.0
+    left_out = distillation_loss(mean, states, W, H, entries=entries)
     gun_term = teacher_action(states, W, H)[:, 2].pow(2)
     assert float(full - left_out) == pytest.approx(float(gun_term[[1, 3]].sum() / 5), rel=1e-5)
     # Its fire entry, for a gun that follows the hindsight aim: the power wherever the gun points.

@@ -124,7 +124,7 @@ def distillation_loss(
     keep: Tensor | None = None,
     target: Tensor | None = None,
     movement: float = 1.0,
-    gun: Tensor | None = None,
+    entries: Tensor | None = None,
 ) -> Tensor:
     """Mean over states of ||action_mean - teacher(obs)||^2, the fire entry counted only where the gun is cool
     (a hot gun ignores the request, so there the student may ask anything). `keep` (0/1 per state, the
@@ -132,8 +132,8 @@ def distillation_loss(
     stays over all states, so the term shrinks as fewer states keep it. `target`: the actions to pull toward
     when not the teacher's on obs (the teacher's when the caller has them already; the trainer's
     self-imitation passes the replay's own). `movement` scales the movement entries (turn and speed)
-    against the gun's (gun turn and fire). `gun` (per state, as `keep`) weighs the gun-turn entry on each
-    state (the trainer's hindsight aim leaves it out where it has a target of its own)."""
+    against the gun's (gun turn and fire). `entries` (the shape of the actions) weighs each entry on each
+    state (the trainer's hindsight aim leaves out the entries it has targets of its own for)."""
     with torch.no_grad():
         if target is None:
             target = teacher_action(obs, arena_width, arena_height)
@@ -141,8 +141,8 @@ def distillation_loss(
         weight[..., 3] = (obs[..., 6] <= 0.0).to(weight.dtype)
         if movement != 1.0:
             weight[..., :2] = movement
-        if gun is not None:
-            weight[..., 2] = gun
+        if entries is not None:
+            weight = weight * entries
     per_state = ((action_mean - target).pow(2) * weight).sum(-1)
     if keep is not None:
         per_state = per_state * keep

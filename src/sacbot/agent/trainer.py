@@ -18,9 +18,10 @@ L = burn_in + train_len transitions (L + 1 states), time-major:
    min_k Q_k(s_t, tanh mu(s_t)), the same critic step. Self-imitation (`self_imitation`) adds weight * the
    same squared distance toward the replay's own actions a_t, on the states where min_k Q_k(s_t, a_t) (step
    3's values) is above min_k Q_k(s_t, tanh mu(s_t)). Hindsight aim (`hindsight_aim`) adds weight * the
-   squared distance of the mean gun turn from the replay's hindsight label, on the aiming steps that have
-   one (`sacbot.agent.hindsight`); the teacher's gun-turn entry is left out there, and its fire entry asks
-   for its power wherever the gun points (its own aim no longer decides when to fire).
+   squared distances of the mean gun turn and fire entry from the replay's hindsight labels, where a step has
+   them (`sacbot.agent.hindsight`: the gun turn before each shot, the fire entry on cool-gun steps); the
+   teacher's entries are left out there, and its fire entry elsewhere asks for its power wherever the gun
+   points (its own aim no longer decides when to fire).
 5. Temperature loss: -log alpha (log pi + target entropy).
 6. One backward of the three losses (all use the networks as they were before this pass), each optimiser's
    gradient-norm clip and step, then the soft (Polyak) target update.
@@ -227,7 +228,7 @@ class SacTrainer:
     ) -> dict[str, Tensor]:
         """All SAC losses of one pass (graphs attached), on time-major tensors; see the module docstring.
         `critic_obs` is what the critics read for a state (obs when None; `_tensors`); `labels` the replay's
-        hindsight labels (L, B, 2), read with `hindsight_aim` on."""
+        hindsight labels (L, B, LABEL_DIM), read with `hindsight_aim` on."""
         cfg = self.config
         b, L = cfg.burn_in, cfg.window
         alpha = self.log_alpha.detach().exp()
@@ -273,14 +274,18 @@ class SacTrainer:
         mean_action, states, critic_states = torch.tanh(mu[:-1]), obs[b:L], cobs[b:L]
         hindsight = torch.zeros((), device=self.device)
         aimed = torch.zeros((), device=self.device)
-        teacher_gun: Tensor | None = None
+        teacher_entries: Tensor | None = None
         if cfg.hindsight_aim > 0.0:
             if labels is None:
                 raise ValueError("hindsight_aim is on but the batch has no labels")
-            target, weight = labels[b:L, ..., 0], labels[b:L, ..., 1]
-            hindsight = (weight * (mean_action[..., 2] - target).pow(2)).mean()
-            aimed = weight.mean()
-            teacher_gun = 1.0 - weight  # the hindsight target takes the teacher's place there
+            gun, gun_weight, fire, fire_weight = labels[b:L].unbind(-1)
+            hindsight = (
+                gun_weight * (mean_action[..., 2] - gun).pow(2)
+                + fire_weight * (mean_action[..., 3] - fire).pow(2)
+            ).mean()
+            aimed = gun_weight.mean()
+            ones = torch.ones_like(gun)  # the hindsight targets take the teacher's place where they are
+            teacher_entries = torch.stack([ones, ones, 1.0 - gun_weight, 1.0 - fire_weight], -1)
         q_own: Tensor | None = None
         kick_on = cfg.kickstart_weight(self.updates) > 0.0
         if (kick_on and cfg.kickstart_filter) or cfg.self_imitation > 0.0:
@@ -307,7 +312,7 @@ class SacTrainer:
                 keep,
                 taught,
                 cfg.movement_scale(self.updates),
-                teacher_gun,
+                teacher_entries,
             )
         if cfg.self_imitation > 0.0:  # toward the replay's own actions where the critics rate them higher
             assert q_own is not None

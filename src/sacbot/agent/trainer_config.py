@@ -61,10 +61,11 @@ class TrainerConfig:
     # never saw scored; 0 = off.
     self_imitation: float = 0.0
     # Opt-in hindsight aim (`sacbot.agent.hindsight`): the weight of the term
-    # mean w_t * (tanh(mu(s_t))_gun - g_t)^2 over the trained steps, g_t the gun turn that would have put the
-    # shot fired next step on the enemy, learnt after the round from where the enemy went (w_t = 1 at such
-    # aiming steps, 0 elsewhere). With kickstarting on, the teacher's gun-turn entry is left out at those
-    # steps: the hindsight target takes its place. 0 = off.
+    # mean w_t (tanh(mu(s_t))_gun - g_t)^2 + v_t (tanh(mu(s_t))_fire - f_t)^2 over the trained steps, found
+    # after the round from where the enemy went: g_t the gun turn that would have put the shot fired next
+    # step on the enemy (w_t = 1 at such aiming steps), f_t the teacher's power where the gun of s_t pointed
+    # where a shot would have hit, -1 where not (v_t = 1 on cool-gun steps). With kickstarting on, the
+    # teacher's entries are left out where these targets are. 0 = off.
     hindsight_aim: float = 0.0
     # How many steps before each shot carry a hindsight label (1: the aiming step alone; more: the gun's
     # turns before it too, each toward the same direction, `sacbot.agent.hindsight.hindsight_aim`).
