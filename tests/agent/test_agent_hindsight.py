@@ -52,8 +52,10 @@ def test_the_trigger_is_labelled_on_every_cool_step_by_where_the_gun_pointed() -
     labels = hindsight_aim(on, W, H)
     assert np.flatnonzero(labels[:, 3]).tolist() == [0, 1, 2, 3, 4, 5]  # the cool steps, s_0..s_5
     assert labels[:6, 2] == pytest.approx(1.0 / 3.0)
-    off = still_round(40, shot=5, gun=26.0)  # 4 degrees off: past the 3.4 of a bot's half-width at 300
-    assert hindsight_aim(off, W, H)[:6, 2] == pytest.approx(-1.0)
+    # The teacher's ramp from its power at a bot's half-width (3.4 degrees at 300) down to -1 at three.
+    near = hindsight_aim(still_round(40, shot=5, gun=26.0), W, H)[:6, 2]  # 4 degrees off
+    assert near == pytest.approx(1.0 / 3.0 - (4.0 - 3.43) / 6.87 * 4.0 / 3.0, abs=2e-3)
+    assert hindsight_aim(still_round(40, shot=5, gun=10.0), W, H)[:6, 2] == pytest.approx(-1.0)
     late = still_round(20, shot=5, gun=30.0)  # a power-1 bullet (17 a turn) gets there 17 turns after it left
     assert np.flatnonzero(hindsight_aim(late, W, H)[:, 3]).tolist() == [0, 1, 2, 3]
     unseen = still_round(40, shot=5, gun=30.0)

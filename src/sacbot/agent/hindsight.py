@@ -12,8 +12,9 @@ follow (`LABEL_DIM` = 4 numbers a step: gun target, gun weight, fire target, fir
 - Gun: at the aiming step t - 1 before each shot a_t, the turn onto the shot's direction,
   clip(wrap(direction - gun heading of s_{t-1}) / 20, -1, 1) (with `steps` > 1, the steps before it too).
 - Fire: at every step u whose gun is cool, for a bullet of the teacher's power there (by distance and energy,
-  `sacbot.agent.teacher`): its power / 3 where the gun of s_u pointed within the enemy's half-width (18 units)
-  of that bullet's hit direction, -1 (hold fire) where it did not.
+  `sacbot.agent.teacher`): the teacher's fire entry against that bullet's hit direction instead of its own
+  aim (`teacher.fire_entry`): power / 3 where the gun of s_u pointed within the enemy's half-width (18 units)
+  of it, down to -1 (hold fire) at three half-widths.
 
 Everything is read from the stored states (`sacbot.agent.features`): a shot at t shows as a cool gun in s_t
 and a hot one in s_{t+1} (heat 1 + power / 5 after a shot; nothing else heats a gun), which gives the power
@@ -34,7 +35,7 @@ import numpy as np
 import torch
 
 from sacbot.agent.features import BOT_DIAMETER, MAX_GUN_HEAT, MAX_GUN_TURN_RATE, STATE_DIM, UNSEEN_ENEMY
-from sacbot.agent.teacher import teacher_action
+from sacbot.agent.teacher import fire_entry, teacher_action
 
 # How many turns after a shot the search looks (a power-3 bullet, 11 units a turn, crosses the 1,000-unit
 # diagonal of the 800 x 600 arena in 91).
@@ -111,9 +112,10 @@ def hindsight_aim(
         taught = teacher_action(torch.from_numpy(obs[cool, :STATE_DIM]), arena_width, arena_height, False)
         power = taught[:, 3].double().numpy() * 3.0
         has, direction, d = _hit_directions(x, y, ex, ey, known, cool, 20.0 - 3.0 * power)
-        off = np.abs((direction - s[cool, 4] * 180.0 + 180.0) % 360.0 - 180.0)
-        on = off <= np.degrees(np.arctan2(BOT_DIAMETER / 2.0, np.maximum(d, 1.0)))
-        out[cool[has], 2] = np.where(on, power / 3.0, -1.0)[has]
+        off = np.radians((direction - s[cool, 4] * 180.0 + 180.0) % 360.0 - 180.0)
+        tolerance = np.arctan2(BOT_DIAMETER / 2.0, np.maximum(d, 1.0))
+        fire = fire_entry(*(torch.from_numpy(a) for a in (power, off, tolerance))).numpy()
+        out[cool[has], 2] = fire[has]
         out[cool[has], 3] = 1.0
     return out
 

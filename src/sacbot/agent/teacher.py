@@ -40,6 +40,15 @@ def _wrap(angle: Tensor) -> Tensor:
     return torch.remainder(angle + math.pi, 2.0 * math.pi) - math.pi
 
 
+def fire_entry(power: Tensor, off: Tensor, tolerance: Tensor) -> Tensor:
+    """The fire entry for a shot of `power` with the gun `off` its aim by an angle, `tolerance` the angle a
+    hit allows: power / 3 within the tolerance, then a ramp down to -1 (hold fire) at three tolerances: a
+    regression target a student can fit (a step is not); the shot goes off while the ramp is above the 0.1
+    threshold."""
+    beyond = torch.clamp((off.abs() - tolerance) / (2.0 * tolerance), min=0.0)
+    return torch.clamp(power / 3.0 - beyond * (power / 3.0 + 1.0), min=-1.0)
+
+
 def teacher_action(
     obs: Tensor, arena_width: float = 800.0, arena_height: float = 600.0, aimed_fire: bool = True
 ) -> Tensor:
@@ -76,12 +85,7 @@ def teacher_action(
     aim = torch.atan2(py - y, px - x)
     gun_error = _wrap(aim - gun)
     tolerance = torch.atan2(torch.full_like(dist, half), torch.clamp(torch.hypot(px - x, py - y), min=1.0))
-    # Full power within the tolerance, then a ramp down to "no shot" at three tolerances: a regression target
-    # a student can fit (a step is not); the shot goes off while the ramp is above the 0.1 threshold.
-    beyond = torch.clamp((gun_error.abs() - tolerance) / (2.0 * tolerance), min=0.0)
-    a_fire = torch.clamp(power / 3.0 - beyond * (power / 3.0 + 1.0), min=-1.0)  # a hot gun ignores it, free
-    if not aimed_fire:
-        a_fire = power / 3.0
+    a_fire = fire_entry(power, gun_error, tolerance) if aimed_fire else power / 3.0  # a hot gun ignores it
     a_gun = torch.clamp(torch.rad2deg(gun_error) / 20.0, -1.0, 1.0)
 
     # Body: across the line to the enemy, tilted toward the preferred distance, reversing before walls.
@@ -149,4 +153,4 @@ def distillation_loss(
     return per_state.mean()
 
 
-__all__ = ["distillation_loss", "teacher_action"]
+__all__ = ["distillation_loss", "fire_entry", "teacher_action"]
