@@ -151,7 +151,7 @@ def test_replayed_with_the_hindsight_turn_the_shots_hit(opponent: str) -> None:
     assert sum(not played[i + 1] for i in aims) >= 3
 
 
-def _filled(hindsight: float, kickstart: float = 0.0) -> SacTrainer:
+def _filled(hindsight: float, kickstart: float = 0.0, trigger: float = 1.0) -> SacTrainer:
     """A small trainer whose replay holds engine rounds played by the teacher with a jittered gun."""
     trainer = SacTrainer(
         TrainerConfig(
@@ -161,6 +161,7 @@ def _filled(hindsight: float, kickstart: float = 0.0) -> SacTrainer:
             device="cpu",
             seed=1,
             hindsight_aim=hindsight,
+            hindsight_trigger=trigger,
             kickstart=kickstart,
         )
     )
@@ -203,6 +204,27 @@ def test_the_hindsight_term_pulls_the_gun_and_trigger_toward_the_labels() -> Non
     assert m_aiming["hindsight_aim_loss"] > 0.0 and 0.0 < m_aiming["hindsight_aim_share"] < 0.2
     assert _label_distance(aiming, 2) < 0.6 * _label_distance(plain, 2)
     assert _label_distance(aiming, 3) < 0.6 * _label_distance(plain, 3)
+
+
+def test_the_trigger_labels_share_scales_the_fire_entrys_term() -> None:
+    """hindsight_trigger = k weighs the fire entry's squared distance k times; at 0 the teacher's fire entry
+    is back on the labelled steps."""
+    hindsight, kick = {}, {}
+    for trigger in (0.0, 1.0, 2.0):
+        trainer = _filled(20.0, kickstart=1.0, trigger=trigger)
+        obs, act, rew, done, h0, critic_obs, labels = trainer._tensors(
+            trainer.replay.sample(64, np.random.default_rng(5))
+        )
+        torch.manual_seed(0)
+        loss = trainer.losses(obs, act, rew, done, h0, critic_obs, labels)
+        hindsight[trigger] = float(loss["hindsight_aim_loss"].detach())
+        kick[trigger] = float(loss["kickstart_loss"].detach())
+    gun = hindsight[0.0]
+    assert gun > 0.0 and hindsight[1.0] > gun
+    assert hindsight[2.0] - gun == pytest.approx(2.0 * (hindsight[1.0] - gun), rel=1e-4)
+    assert kick[1.0] == pytest.approx(kick[2.0]) and kick[0.0] > kick[1.0]
+    with pytest.raises(UserError, match="hindsight_trigger must be 0"):
+        TrainerConfig(hindsight_trigger=-0.5)
 
 
 def test_the_teachers_gun_turn_steps_aside_where_a_label_is() -> None:

@@ -70,6 +70,9 @@ class TrainerConfig:
     # How many steps before each shot carry a hindsight label (1: the aiming step alone; more: the gun's
     # turns before it too, each toward the same direction, `sacbot.agent.hindsight.hindsight_aim`).
     hindsight_steps: int = 1
+    # The fire entry's hindsight term (the trigger label) at this share of `hindsight_aim` (1: the same
+    # weight; 0: no trigger label, the teacher's fire entry asks for its power wherever the gun points).
+    hindsight_trigger: float = 1.0
     # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
     # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
     n_step: int = 1
@@ -130,6 +133,8 @@ class TrainerConfig:
             raise UserError(f"hindsight_aim must be 0 (off) or more, not {self.hindsight_aim}", 2)
         if not 1 <= self.hindsight_steps <= self.train_len:
             raise UserError(f"hindsight_steps must be 1 to {self.train_len}, not {self.hindsight_steps}", 2)
+        if not (self.hindsight_trigger >= 0.0 and math.isfinite(self.hindsight_trigger)):
+            raise UserError(f"hindsight_trigger must be 0 (off) or more, not {self.hindsight_trigger}", 2)
         if not self.self_imitation >= 0.0:
             raise UserError(f"self_imitation must be 0 (off) or more, not {self.self_imitation}", 2)
 

@@ -97,6 +97,7 @@ def train_fast(
     self_imitation: float | None = None,
     hindsight_aim: float | None = None,
     hindsight_steps: int | None = None,
+    hindsight_trigger: float | None = None,
     n_step: int | None = None,
     target_entropy: float | None = None,
     noise_beta: float | None = None,
@@ -162,6 +163,7 @@ def train_fast(
         self_imitation,
         hindsight_aim,
         hindsight_steps,
+        hindsight_trigger,
         n_step,
         target_entropy,
         noise_beta,
@@ -193,6 +195,7 @@ def train_fast(
         self_imitation = settings.self_imitation if self_imitation is None else self_imitation
         hindsight_aim = settings.hindsight_aim if hindsight_aim is None else hindsight_aim
         hindsight_steps = settings.hindsight_steps if hindsight_steps is None else hindsight_steps
+        hindsight_trigger = settings.hindsight_trigger if hindsight_trigger is None else hindsight_trigger
         n_step = settings.n_step if n_step is None else n_step
         noise_beta = settings.noise_beta if noise_beta is None else noise_beta
         gun_spread = settings.gun_spread if gun_spread is None else gun_spread
@@ -206,6 +209,7 @@ def train_fast(
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     assert kickstart_movement is not None and kickstart_movement_from is not None and noise_beta is not None
     assert gun_spread is not None and hindsight_aim is not None and hindsight_steps is not None
+    assert hindsight_trigger is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -244,6 +248,7 @@ def train_fast(
             self_imitation=self_imitation,
             hindsight_aim=hindsight_aim,
             hindsight_steps=hindsight_steps,
+            hindsight_trigger=hindsight_trigger,
             n_step=n_step,
             target_entropy=target_entropy,
         )
@@ -281,6 +286,7 @@ def train_fast(
         "kickstart_filter": kickstart_filter,
         "self_imitation": self_imitation, "hindsight_aim": hindsight_aim,
         "hindsight_steps": trainer.config.hindsight_steps,
+        "hindsight_trigger": trainer.config.hindsight_trigger,
         "n_step": n_step, "noise_beta": noise_beta,
         "gun_spread": gun_spread,
         "target_entropy": trainer.config.entropy_target(),
