@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 import pytest
 import torch
+from torch import Tensor
 
 from sacbot.agent.features import STATE_DIM, UNSEEN_ENEMY
 from sacbot.agent.hindsight import HORIZON, hindsight_aim
@@ -151,7 +154,12 @@ def test_replayed_with_the_hindsight_turn_the_shots_hit(opponent: str) -> None:
     assert sum(not played[i + 1] for i in aims) >= 3
 
 
-def _filled(hindsight: float, kickstart: float = 0.0, trigger: float = 1.0) -> SacTrainer:
+Distance = Literal["squared", "absolute"]
+
+
+def _filled(
+    hindsight: float, kickstart: float = 0.0, trigger: float = 1.0, loss: Distance = "squared"
+) -> SacTrainer:
     """A small trainer whose replay holds engine rounds played by the teacher with a jittered gun."""
     trainer = SacTrainer(
         TrainerConfig(
@@ -162,6 +170,7 @@ def _filled(hindsight: float, kickstart: float = 0.0, trigger: float = 1.0) -> S
             seed=1,
             hindsight_aim=hindsight,
             hindsight_trigger=trigger,
+            hindsight_loss=loss,
             kickstart=kickstart,
         )
     )
@@ -225,6 +234,34 @@ def test_the_trigger_labels_share_scales_the_fire_entrys_term() -> None:
     assert kick[1.0] == pytest.approx(kick[2.0]) and kick[0.0] > kick[1.0]
     with pytest.raises(UserError, match="hindsight_trigger must be 0"):
         TrainerConfig(hindsight_trigger=-0.5)
+
+
+def test_the_absolute_loss_takes_the_labels_absolute_distances() -> None:
+    """hindsight_loss = "absolute": the term is the mean of w_t |gun turn - g_t| (the labels' median is its
+    best target), "squared" the mean of w_t (gun turn - g_t)^2; the same batch, the same fresh actor."""
+    terms: dict[Distance, float] = {}
+    kinds: tuple[tuple[Distance, Callable[[Tensor], Tensor]], ...] = (
+        ("squared", torch.square),
+        ("absolute", torch.abs),
+    )
+    for kind, distance in kinds:
+        trainer = _filled(20.0, trigger=0.0, loss=kind)
+        obs, act, rew, done, h0, critic_obs, labels = trainer._tensors(
+            trainer.replay.sample(64, np.random.default_rng(5))
+        )
+        assert labels is not None
+        loss = trainer.losses(obs, act, rew, done, h0, critic_obs, labels)
+        b, end = trainer.config.burn_in, trainer.config.burn_in + trainer.config.train_len
+        with torch.no_grad():
+            h = trainer.actor.last_hidden_tm(obs[:b], h0)
+            mu, _, _ = trainer.actor.sequence_tm(obs[b:end], h)
+        gun, weight = labels[b:end, :, 0], labels[b:end, :, 1]
+        expected = float((weight * distance(torch.tanh(mu[..., 2]) - gun)).mean())
+        terms[kind] = float(loss["hindsight_aim_loss"].detach())
+        assert terms[kind] == pytest.approx(expected, rel=1e-4)
+    assert terms["absolute"] > 1.2 * terms["squared"]  # distances under 1: |x| above x^2
+    with pytest.raises(UserError, match="hindsight_loss must be 'squared' or 'absolute'"):
+        TrainerConfig(hindsight_loss="cubic")  # type: ignore[arg-type]
 
 
 def test_the_teachers_gun_turn_steps_aside_where_a_label_is() -> None:
