@@ -104,7 +104,7 @@ class SacbotSettings(BaseSettings):
     # anywhere).
     hindsight_trigger: float = Field(1.0, ge=0.0, allow_inf_nan=False)
     # ... and its distance from the labels: squared (toward their mean) or absolute (their median).
-    hindsight_loss: Literal["squared", "absolute"] = "squared"
+    hindsight_distance: Literal["squared", "absolute"] = "squared"
     # n-step soft targets over the 16 trained steps of each window (1 = one-step SAC; R2D2 uses 5).
     n_step: int = Field(1, ge=1, le=16)
     # Opt-in: the networks also read sin/cos of four angles of the state (`NetworkSizes.angle_inputs`).

@@ -170,7 +170,7 @@ def _filled(
             seed=1,
             hindsight_aim=hindsight,
             hindsight_trigger=trigger,
-            hindsight_loss=loss,
+            hindsight_distance=loss,
             kickstart=kickstart,
         )
     )
@@ -236,9 +236,9 @@ def test_the_trigger_labels_share_scales_the_fire_entrys_term() -> None:
         TrainerConfig(hindsight_trigger=-0.5)
 
 
-def test_the_absolute_loss_takes_the_labels_absolute_distances() -> None:
-    """hindsight_loss = "absolute": the term is the mean of w_t |gun turn - g_t| (the labels' median is its
-    best target), "squared" the mean of w_t (gun turn - g_t)^2; the same batch, the same fresh actor."""
+def test_the_absolute_distance_takes_the_labels_median() -> None:
+    """hindsight_distance = "absolute": the term is the mean of w_t |gun turn - g_t| (the labels' median is
+    its best target), "squared" the mean of w_t (gun turn - g_t)^2; the same batch, the same fresh actor."""
     terms: dict[Distance, float] = {}
     kinds: tuple[tuple[Distance, Callable[[Tensor], Tensor]], ...] = (
         ("squared", torch.square),
@@ -260,8 +260,8 @@ def test_the_absolute_loss_takes_the_labels_absolute_distances() -> None:
         terms[kind] = float(loss["hindsight_aim_loss"].detach())
         assert terms[kind] == pytest.approx(expected, rel=1e-4)
     assert terms["absolute"] > 1.2 * terms["squared"]  # distances under 1: |x| above x^2
-    with pytest.raises(UserError, match="hindsight_loss must be 'squared' or 'absolute'"):
-        TrainerConfig(hindsight_loss="cubic")  # type: ignore[arg-type]
+    with pytest.raises(UserError, match="hindsight_distance must be 'squared' or 'absolute'"):
+        TrainerConfig(hindsight_distance="cubic")  # type: ignore[arg-type]
 
 
 def test_the_teachers_gun_turn_steps_aside_where_a_label_is() -> None:

@@ -80,7 +80,7 @@ self_imitation = 2.0
 hindsight_aim = 3.0
 hindsight_steps = 4
 hindsight_trigger = 0.5
-hindsight_loss = "absolute"
+hindsight_distance = "absolute"
 n_step = 5
 angle_inputs = true
 energy_inputs = true
@@ -107,7 +107,7 @@ eval_actions = "speed"
         "SACBOT_HINDSIGHT_AIM": "3.0",
         "SACBOT_HINDSIGHT_STEPS": "4",
         "SACBOT_HINDSIGHT_TRIGGER": "0.5",
-        "SACBOT_HINDSIGHT_LOSS": "absolute",
+        "SACBOT_HINDSIGHT_DISTANCE": "absolute",
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",

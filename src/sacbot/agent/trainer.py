@@ -22,7 +22,7 @@ L = burn_in + train_len transitions (L + 1 states), time-major:
    them (`sacbot.agent.hindsight`: the gun turn before each shot, the fire entry on cool-gun steps); the
    teacher's entries are left out there, and its fire entry elsewhere asks for its power wherever the gun
    points (its own aim no longer decides when to fire); `hindsight_trigger` scales the fire entry's
-   term (0: none, the teacher's fire entry everywhere); `hindsight_loss = "absolute"` takes absolute
+   term (0: none, the teacher's fire entry everywhere); `hindsight_distance = "absolute"` takes absolute
    distances instead of squared ones (the labels' median in place of their mean).
 5. Temperature loss: -log alpha (log pi + target entropy).
 6. One backward of the three losses (all use the networks as they were before this pass), each optimiser's
@@ -283,7 +283,7 @@ class SacTrainer:
             gun, gun_weight, fire, fire_weight = labels[b:L].unbind(-1)
             if cfg.hindsight_trigger == 0.0:  # no trigger label: the teacher's fire entry on every step
                 fire_weight = torch.zeros_like(fire_weight)
-            distance = torch.abs if cfg.hindsight_loss == "absolute" else torch.square
+            distance = torch.abs if cfg.hindsight_distance == "absolute" else torch.square
             hindsight = (
                 gun_weight * distance(mean_action[..., 2] - gun)
                 + cfg.hindsight_trigger * fire_weight * distance(mean_action[..., 3] - fire)

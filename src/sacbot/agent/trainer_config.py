@@ -62,12 +62,12 @@ class TrainerConfig:
     # never saw scored; 0 = off.
     self_imitation: float = 0.0
     # Opt-in hindsight aim (`sacbot.agent.hindsight`): the weight of the term
-    # mean w_t (tanh(mu(s_t))_gun - g_t)^2 + v_t (tanh(mu(s_t))_fire - f_t)^2 over the trained steps (|.| in
-    # place of (.)^2 with `hindsight_loss = "absolute"`), found after the round from where the enemy went: g_t
-    # the gun turn that would have put the shot fired next step on the enemy (w_t = 1 at such aiming steps),
-    # f_t the teacher's power where the gun of s_t pointed where a shot would have hit, -1 where not (v_t = 1
-    # on cool-gun steps). With kickstarting on, the teacher's entries are left out where these targets are.
-    # 0 = off.
+    # mean w_t (tanh(mu(s_t))_gun - g_t)^2 + v_t (tanh(mu(s_t))_fire - f_t)^2 over the trained steps (|.|
+    # in place of (.)^2 with `hindsight_distance = "absolute"`), found after the round from where the enemy
+    # went: g_t the gun turn that would have put the shot fired next step on the enemy (w_t = 1 at such aiming
+    # steps), f_t the teacher's power where the gun of s_t pointed where a shot would have hit, -1 where not
+    # (v_t = 1 on cool-gun steps). With kickstarting on, the teacher's entries are left out where these
+    # targets are. 0 = off.
     hindsight_aim: float = 0.0
     # How many steps before each shot carry a hindsight label (1: the aiming step alone; more: the gun's
     # turns before it too, each toward the same direction, `sacbot.agent.hindsight.hindsight_aim`).
@@ -78,7 +78,7 @@ class TrainerConfig:
     # The distance the hindsight term takes from its labels: "squared" (their mean is the best single
     # target) or "absolute" (their median: where a bot dodges most shots one way, the aim follows the
     # larger share instead of falling between the two).
-    hindsight_loss: Literal["squared", "absolute"] = "squared"
+    hindsight_distance: Literal["squared", "absolute"] = "squared"
     # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
     # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
     n_step: int = 1
@@ -141,8 +141,10 @@ class TrainerConfig:
             raise UserError(f"hindsight_steps must be 1 to {self.train_len}, not {self.hindsight_steps}", 2)
         if not (self.hindsight_trigger >= 0.0 and math.isfinite(self.hindsight_trigger)):
             raise UserError(f"hindsight_trigger must be 0 (off) or more, not {self.hindsight_trigger}", 2)
-        if self.hindsight_loss not in ("squared", "absolute"):
-            raise UserError(f"hindsight_loss must be 'squared' or 'absolute', not {self.hindsight_loss!r}", 2)
+        if self.hindsight_distance not in ("squared", "absolute"):
+            raise UserError(
+                f"hindsight_distance must be 'squared' or 'absolute', not {self.hindsight_distance!r}", 2
+            )
         if not self.self_imitation >= 0.0:
             raise UserError(f"self_imitation must be 0 (off) or more, not {self.self_imitation}", 2)
 

@@ -169,7 +169,7 @@ class BotSettings(_Strict):
     hindsight_steps: int | None = Field(default=None, ge=1, le=16)  # ... on this many steps before a shot
     # ... and its trigger label at this share of that weight (0: none)
     hindsight_trigger: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
-    hindsight_loss: Literal["squared", "absolute"] | None = None  # ... toward the labels' mean or median
+    hindsight_distance: Literal["squared", "absolute"] | None = None  # ... toward the labels' mean or median
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
@@ -205,7 +205,7 @@ class BotSettings(_Strict):
             "hindsight_aim": self.hindsight_aim,
             "hindsight_steps": self.hindsight_steps,
             "hindsight_trigger": self.hindsight_trigger,
-            "hindsight_loss": self.hindsight_loss,
+            "hindsight_distance": self.hindsight_distance,
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),

@@ -170,7 +170,7 @@ def train_ray(
             kickstart_movement_from=settings.kickstart_movement_from,
             kickstart_filter=settings.kickstart_filter, self_imitation=settings.self_imitation,
             hindsight_aim=settings.hindsight_aim, hindsight_steps=settings.hindsight_steps,
-            hindsight_trigger=settings.hindsight_trigger, hindsight_loss=settings.hindsight_loss,
+            hindsight_trigger=settings.hindsight_trigger, hindsight_distance=settings.hindsight_distance,
             n_step=settings.n_step,
             target_entropy=target_entropy_for(settings.target_entropy, resumed),
         )
@@ -192,7 +192,7 @@ def train_ray(
         "kickstart_movement_from": settings.kickstart_movement_from,
         "self_imitation": settings.self_imitation, "hindsight_aim": settings.hindsight_aim,
         "hindsight_steps": settings.hindsight_steps, "hindsight_trigger": settings.hindsight_trigger,
-        "hindsight_loss": settings.hindsight_loss,
+        "hindsight_distance": settings.hindsight_distance,
         "noise_beta": settings.noise_beta,
         "gun_spread": settings.gun_spread,
         "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),

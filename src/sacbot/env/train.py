@@ -99,7 +99,7 @@ def train_fast(
     hindsight_aim: float | None = None,
     hindsight_steps: int | None = None,
     hindsight_trigger: float | None = None,
-    hindsight_loss: Literal["squared", "absolute"] | None = None,
+    hindsight_distance: Literal["squared", "absolute"] | None = None,
     n_step: int | None = None,
     target_entropy: float | None = None,
     noise_beta: float | None = None,
@@ -166,7 +166,7 @@ def train_fast(
         hindsight_aim,
         hindsight_steps,
         hindsight_trigger,
-        hindsight_loss,
+        hindsight_distance,
         n_step,
         target_entropy,
         noise_beta,
@@ -199,7 +199,7 @@ def train_fast(
         hindsight_aim = settings.hindsight_aim if hindsight_aim is None else hindsight_aim
         hindsight_steps = settings.hindsight_steps if hindsight_steps is None else hindsight_steps
         hindsight_trigger = settings.hindsight_trigger if hindsight_trigger is None else hindsight_trigger
-        hindsight_loss = settings.hindsight_loss if hindsight_loss is None else hindsight_loss
+        hindsight_distance = settings.hindsight_distance if hindsight_distance is None else hindsight_distance
         n_step = settings.n_step if n_step is None else n_step
         noise_beta = settings.noise_beta if noise_beta is None else noise_beta
         gun_spread = settings.gun_spread if gun_spread is None else gun_spread
@@ -213,7 +213,7 @@ def train_fast(
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     assert kickstart_movement is not None and kickstart_movement_from is not None and noise_beta is not None
     assert gun_spread is not None and hindsight_aim is not None and hindsight_steps is not None
-    assert hindsight_trigger is not None and hindsight_loss is not None
+    assert hindsight_trigger is not None and hindsight_distance is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -253,7 +253,7 @@ def train_fast(
             hindsight_aim=hindsight_aim,
             hindsight_steps=hindsight_steps,
             hindsight_trigger=hindsight_trigger,
-            hindsight_loss=hindsight_loss,
+            hindsight_distance=hindsight_distance,
             n_step=n_step,
             target_entropy=target_entropy,
         )
@@ -292,7 +292,7 @@ def train_fast(
         "self_imitation": self_imitation, "hindsight_aim": hindsight_aim,
         "hindsight_steps": trainer.config.hindsight_steps,
         "hindsight_trigger": trainer.config.hindsight_trigger,
-        "hindsight_loss": trainer.config.hindsight_loss,
+        "hindsight_distance": trainer.config.hindsight_distance,
         "n_step": n_step, "noise_beta": noise_beta,
         "gun_spread": gun_spread,
         "target_entropy": trainer.config.entropy_target(),
