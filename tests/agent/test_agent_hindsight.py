@@ -236,7 +236,7 @@ def test_the_trigger_labels_share_scales_the_fire_entrys_term() -> None:
         TrainerConfig(hindsight_trigger=-0.5)
 
 
-def test_the_absolute_distance_takes_the_labels_median() -> None:
+def test_the_absolute_distance_replaces_the_squared_one() -> None:
     """hindsight_distance = "absolute": the term is the mean of w_t |gun turn - g_t| (the labels' median is
     its best target), "squared" the mean of w_t (gun turn - g_t)^2; the same batch, the same fresh actor."""
     terms: dict[Distance, float] = {}
