@@ -1,6 +1,6 @@
 """How near a run's aim is to the hindsight aim (docs/learning.md, "Hindsight aim").
 
-    python scripts/aim_fit.py RUN_FOLDER [OPPONENTS] [--rounds 20]
+    python scripts/aim_fit.py RUN_FOLDER [OPPONENTS] [--rounds 20] [--modes]
 
 Plays `--rounds` in-process rounds of the run folder's `latest.zip` (its mean, as `sacbot eval` plays) against
 each of OPPONENTS (comma-separated; Orbiter,StopGo,Surfer by default), labels them as the trainer does
@@ -8,6 +8,11 @@ each of OPPONENTS (comma-separated; Orbiter,StopGo,Surfer by default), labels th
 over the labelled aiming steps the median distance, in degrees, of the gun turn played (the mean's) from the
 label, of the teacher's linear aim from it on the same states, and the share of steps where the played turn
 lay within a bot's half-width (18 units) of the label at that shot's distance.
+
+With `--modes` it also prints where the labels lie: the label minus the teacher's linear aim, in degrees,
+signed so that negative is back against the enemy's sideways motion at the aiming step (a bot that reverses
+when it sees a shot puts its labels there), counted in 4-degree bins from -40 to +40 (steps where the enemy
+moved straight toward or away from us left out).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ def main() -> None:
     parser.add_argument("run")
     parser.add_argument("opponents", nargs="?", default="Orbiter,StopGo,Surfer")
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--modes", action="store_true", help="the labels about the linear aim too")
     args = parser.parse_args()
     trainer = load_run(args.run)
     sizes = trainer.config.sizes
@@ -42,7 +48,7 @@ def main() -> None:
         rounds = play(actor, sizes, opponent, args.rounds)
         shots = sum(len(r.fired) for r in rounds)
         hits = sum(len(r.hits) for r in rounds)
-        played, taught, within = [], [], []
+        played, taught, within, signed = [], [], [], []
         for r in rounds:
             labels = hindsight_aim(r.states)
             steps = np.flatnonzero(labels[:, 1])
@@ -55,11 +61,23 @@ def main() -> None:
             taught.append(np.abs(teacher - labels[steps, 0]) * MAX_GUN_TURN_RATE)
             half = np.degrees(np.arctan2(18.0, np.maximum(state[:, 12] * DIAGONAL, 1.0)))
             within.append(err < half)
+            # The enemy's sideways speed: + when its bearing from us grows (counter-clockwise).
+            bearing = (state[:, 2] + state[:, 13]) * math.pi
+            sideways = state[:, 15] * np.sin(state[:, 14] * math.pi - bearing)
+            moving = np.abs(sideways) > 1e-3
+            offset = (labels[steps, 0] - teacher) * MAX_GUN_TURN_RATE * np.sign(sideways)
+            signed.append(offset[moving])
         p, t, w = (np.concatenate(x) for x in (played, taught, within))
         print(
             f"{args.run}: {opponent:10} {shots:5d} {hits / max(shots, 1):5.2f} {len(p):9d}"
             f" {np.median(p):14.2f} {np.median(t):16.2f} {w.mean():7.2f}"
         )
+        if args.modes:
+            s = np.concatenate(signed)
+            counts, _ = np.histogram(np.clip(s, -40.0, 40.0 - 1e-6), bins=20, range=(-40.0, 40.0))
+            head = f"{args.run}: {opponent:10}"
+            print(f"{head} label - linear aim, 4-degree bins from -40 (median {np.median(s):.1f}):")
+            print(f"{head} {' '.join(str(c) for c in counts)}")
 
 
 if __name__ == "__main__":
