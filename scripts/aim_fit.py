@@ -12,7 +12,7 @@ lay within a bot's half-width (18 units) of the label at that shot's distance.
 With `--modes` it also prints where the labels lie: the label minus the teacher's linear aim, in degrees,
 signed so that negative is back against the enemy's sideways motion at the aiming step (a bot that reverses
 when it sees a shot puts its labels there), counted in 4-degree bins from -40 to +40 (steps where the enemy
-moved straight toward or away from us left out).
+moved straight toward or away from us left out); and the same for the gun turn played.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def main() -> None:
         rounds = play(actor, sizes, opponent, args.rounds)
         shots = sum(len(r.fired) for r in rounds)
         hits = sum(len(r.hits) for r in rounds)
-        played, taught, within, signed = [], [], [], []
+        played, taught, within, signed, aimed = [], [], [], [], []
         for r in rounds:
             labels = hindsight_aim(r.states)
             steps = np.flatnonzero(labels[:, 1])
@@ -65,18 +65,19 @@ def main() -> None:
             bearing = (state[:, 2] + state[:, 13]) * math.pi
             sideways = state[:, 15] * np.sin(state[:, 14] * math.pi - bearing)
             moving = np.abs(sideways) > 1e-3
-            offset = (labels[steps, 0] - teacher) * MAX_GUN_TURN_RATE * np.sign(sideways)
-            signed.append(offset[moving])
+            side = MAX_GUN_TURN_RATE * np.sign(sideways)
+            signed.append(((labels[steps, 0] - teacher) * side)[moving])
+            aimed.append(((np.clip(r.actions[steps, 2], -1, 1) - teacher) * side)[moving])
         p, t, w = (np.concatenate(x) for x in (played, taught, within))
         print(
             f"{args.run}: {opponent:10} {shots:5d} {hits / max(shots, 1):5.2f} {len(p):9d}"
             f" {np.median(p):14.2f} {np.median(t):16.2f} {w.mean():7.2f}"
         )
-        if args.modes:
-            s = np.concatenate(signed)
+        for what, offsets in (("label", signed), ("played", aimed)) if args.modes else ():
+            s = np.concatenate(offsets)
             counts, _ = np.histogram(np.clip(s, -40.0, 40.0 - 1e-6), bins=20, range=(-40.0, 40.0))
             head = f"{args.run}: {opponent:10}"
-            print(f"{head} label - linear aim, 4-degree bins from -40 (median {np.median(s):.1f}):")
+            print(f"{head} {what} - linear aim, 4-degree bins from -40 (median {np.median(s):.1f}):")
             print(f"{head} {' '.join(str(c) for c in counts)}")
 
 
