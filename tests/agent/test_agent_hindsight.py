@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Literal
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ from sacbot.agent.hindsight import HORIZON, hindsight_aim
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.teacher import distillation_loss, teacher_action
 from sacbot.agent.trainer import SacTrainer
-from sacbot.agent.trainer_config import TrainerConfig
+from sacbot.agent.trainer_config import HindsightDistance, TrainerConfig
 from sacbot.env import TankRoyaleEnv
 from sacbot.errors import UserError
 
@@ -154,11 +153,8 @@ def test_replayed_with_the_hindsight_turn_the_shots_hit(opponent: str) -> None:
     assert sum(not played[i + 1] for i in aims) >= 3
 
 
-Distance = Literal["squared", "absolute"]
-
-
 def _filled(
-    hindsight: float, kickstart: float = 0.0, trigger: float = 1.0, loss: Distance = "squared"
+    hindsight: float, kickstart: float = 0.0, trigger: float = 1.0, distance: HindsightDistance = "squared"
 ) -> SacTrainer:
     """A small trainer whose replay holds engine rounds played by the teacher with a jittered gun."""
     trainer = SacTrainer(
@@ -170,7 +166,7 @@ def _filled(
             seed=1,
             hindsight_aim=hindsight,
             hindsight_trigger=trigger,
-            hindsight_distance=loss,
+            hindsight_distance=distance,
             kickstart=kickstart,
         )
     )
@@ -239,13 +235,13 @@ def test_the_trigger_labels_share_scales_the_fire_entrys_term() -> None:
 def test_the_absolute_distance_replaces_the_squared_one() -> None:
     """hindsight_distance = "absolute": the term is the mean of w_t |gun turn - g_t| (the labels' median is
     its best target), "squared" the mean of w_t (gun turn - g_t)^2; the same batch, the same fresh actor."""
-    terms: dict[Distance, float] = {}
-    kinds: tuple[tuple[Distance, Callable[[Tensor], Tensor]], ...] = (
+    terms: dict[HindsightDistance, float] = {}
+    kinds: tuple[tuple[HindsightDistance, Callable[[Tensor], Tensor]], ...] = (
         ("squared", torch.square),
         ("absolute", torch.abs),
     )
-    for kind, distance in kinds:
-        trainer = _filled(20.0, trigger=0.0, loss=kind)
+    for kind, measure in kinds:
+        trainer = _filled(20.0, trigger=0.0, distance=kind)
         obs, act, rew, done, h0, critic_obs, labels = trainer._tensors(
             trainer.replay.sample(64, np.random.default_rng(5))
         )
@@ -256,7 +252,7 @@ def test_the_absolute_distance_replaces_the_squared_one() -> None:
             h = trainer.actor.last_hidden_tm(obs[:b], h0)
             mu, _, _ = trainer.actor.sequence_tm(obs[b:end], h)
         gun, weight = labels[b:end, :, 0], labels[b:end, :, 1]
-        expected = float((weight * distance(torch.tanh(mu[..., 2]) - gun)).mean())
+        expected = float((weight * measure(torch.tanh(mu[..., 2]) - gun)).mean())
         terms[kind] = float(loss["hindsight_aim_loss"].detach())
         assert terms[kind] == pytest.approx(expected, rel=1e-4)
     assert terms["absolute"] > 1.2 * terms["squared"]  # distances under 1: |x| above x^2

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 import torch
 
 from sacbot.agent.networks import NetworkSizes
 from sacbot.errors import UserError
+
+# The hindsight term's distance from its labels (`TrainerConfig.hindsight_distance`).
+HindsightDistance = Literal["squared", "absolute"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ class TrainerConfig:
     # The distance the hindsight term takes from its labels: "squared" (their mean is the best single
     # target) or "absolute" (their median: where a bot dodges most shots one way, the aim follows the
     # larger share instead of falling between the two).
-    hindsight_distance: Literal["squared", "absolute"] = "squared"
+    hindsight_distance: HindsightDistance = "squared"
     # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
     # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
     n_step: int = 1
@@ -141,7 +144,7 @@ class TrainerConfig:
             raise UserError(f"hindsight_steps must be 1 to {self.train_len}, not {self.hindsight_steps}", 2)
         if not (self.hindsight_trigger >= 0.0 and math.isfinite(self.hindsight_trigger)):
             raise UserError(f"hindsight_trigger must be 0 (off) or more, not {self.hindsight_trigger}", 2)
-        if self.hindsight_distance not in ("squared", "absolute"):
+        if self.hindsight_distance not in get_args(HindsightDistance):
             raise UserError(
                 f"hindsight_distance must be 'squared' or 'absolute', not {self.hindsight_distance!r}", 2
             )

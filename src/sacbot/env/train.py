@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -52,6 +52,9 @@ from sacbot.env.round_buffer import RoundBuffer, store_round
 from sacbot.env.vector import VecTankRoyaleEnv
 from sacbot.errors import UserError
 from sacbot.opponents.sampling import LeagueConfig
+
+if TYPE_CHECKING:
+    from sacbot.agent.trainer_config import HindsightDistance
 
 TEACHER_NOISE = 0.3  # std of the noise on the teacher's actions while it leads (`teacher_lead`)
 
@@ -99,7 +102,7 @@ def train_fast(
     hindsight_aim: float | None = None,
     hindsight_steps: int | None = None,
     hindsight_trigger: float | None = None,
-    hindsight_distance: Literal["squared", "absolute"] | None = None,
+    hindsight_distance: HindsightDistance | None = None,
     n_step: int | None = None,
     target_entropy: float | None = None,
     noise_beta: float | None = None,
