@@ -57,7 +57,12 @@ class Round:
 def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> list[Round]:
     """`rounds` in-process rounds of the actor's mean against `opponent`."""
     env = TankRoyaleEnv(
-        opponent, radar_mode="lock", max_turns=3000, rounds_per_game=rounds, bullet_inputs=sizes.bullet_inputs
+        opponent,
+        radar_mode="lock",
+        max_turns=3000,
+        rounds_per_game=rounds,
+        wave_inputs=sizes.wave_inputs,
+        bullet_inputs=sizes.bullet_inputs,
     )
     done: list[Round] = []
     obs, _ = env.reset(seed=5)
@@ -67,7 +72,7 @@ def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> l
         fired: dict[int, int] = {}
         hits: set[int] = set()
         while True:
-            action, hidden = actor.step(obs[: sizes.state_dim], hidden, deterministic=True)
+            action, hidden = actor.step(obs[: sizes.observed_dim], hidden, deterministic=True)
             obs, _, terminated, truncated, info = env.step(action)
             for ev in info["events"]:
                 if ev.type == "BulletFiredEvent":
@@ -96,8 +101,8 @@ def load_run(run: str) -> SacTrainer:
 def critic_inputs(stored: np.ndarray, sizes: NetworkSizes) -> np.ndarray:
     """What the critics read for stored states (..., `sizes.stored_dim`): the widened state, then their own
     inputs (the numpy form of `SacTrainer._tensors`' critic inputs)."""
-    own = stored[..., sizes.state_dim :]
-    return np.concatenate([network_inputs(stored[..., : sizes.state_dim], sizes), own], -1)
+    own = stored[..., sizes.observed_dim :]
+    return np.concatenate([network_inputs(stored[..., : sizes.observed_dim], sizes), own], -1)
 
 
 def q_played(critic: TwinCritic, net: np.ndarray, actions: np.ndarray, i: int) -> float:

@@ -112,6 +112,9 @@ class SacbotSettings(BaseSettings):
     angle_inputs: bool | None = None
     # Opt-in: they also read the enemy's energy as a phase (`NetworkSizes.energy_inputs`); None as above.
     energy_inputs: bool | None = None
+    # Opt-in: they also read how the enemy answered our past shots this game (`NetworkSizes.wave_inputs`);
+    # None as above.
+    wave_inputs: bool | None = None
     # Opt-in: the critics alone also read where our bullets in flight are (`NetworkSizes.bullet_inputs`);
     # None as above.
     bullet_inputs: bool | None = None

@@ -386,3 +386,90 @@ def test_bullet_inputs_are_zero_before_the_first_scan_and_without_bullets() -> N
     assert not _bullet_tick([], (600.0, 300.0, 0.0, 0.0)).any()
     out = np.full(18, 7.0, np.float32)
     assert F.bullet_inputs(t, m, out) is out and not out.any()
+
+
+def _wave_game(m: F.RoundMemory, heading_after: float, speed: float, first_turn: int = 1) -> np.ndarray:
+    """We stand at (100, 300); the enemy, 400 east, moves north at `speed` when we fire east (power 2, speed
+    14), then heads `heading_after` at `speed` until our shot's wave passes it. The wave inputs of the tick
+    after it passed."""
+    out = np.zeros(0, np.float32)
+    before = sum(m.wave_bins)
+    ex, ey = 500.0, 300.0
+    for k in range(60):
+        heading = 90.0 if k == 0 else heading_after
+        t = tick(state(x=100.0, y=300.0), [scan(ex, ey, direction=heading, speed=speed)], turn=first_turn + k)
+        if k >= 1:  # fired on the first turn: listed from the next one, 14 further along each turn
+            t.bullet_states = [_shot(100.0 + 14.0 * k, 300.0, 0.0, power=2.0)]
+        F.observe(t, m)
+        out = F.wave_inputs(t, m)
+        if sum(m.wave_bins) != before:  # recorded
+            return out
+        ex += speed * math.cos(math.radians(heading_after))
+        ey += speed * math.sin(math.radians(heading_after))
+    raise AssertionError("the wave never reached the enemy")
+
+
+@pytest.mark.parametrize(
+    ("heading_after", "speed", "bin_", "sideways", "peak"),
+    [
+        (90.0, 8.0, 8, 1.0, 8 / 9),  # went on at full speed: guess factor ~ +1 (the last bin)
+        (270.0, 8.0, 0, -1.0, 8 / 9),  # turned back at full speed: ~ -1; the peak lies ahead of it now
+        (90.0, 0.0, 4, 0.0, 0.0),  # stood still: 0, the middle bin (a head-on shot hits)
+    ],
+)
+def test_a_wave_records_where_the_enemy_was_when_the_shot_reached_it(
+    heading_after: float, speed: float, bin_: int, sideways: float, peak: float
+) -> None:
+    v = _wave_game(memory(), heading_after, speed)
+    assert v.shape == (12,) and v.dtype == np.float32
+    assert v[0] == pytest.approx(1.0 / 6.0)  # one wave: weight 1, confidence 1 / (1 + 5)
+    assert v[1:10].tolist() == [1.0 if i == bin_ else 0.0 for i in range(9)]
+    # Sideways now: all of its speed less the turn of the line of sight (33 degrees when it went on).
+    assert np.sign(v[10]) == sideways and (sideways == 0.0 or 0.8 < abs(v[10]) <= 1.0)
+    assert v[11] == pytest.approx(peak, abs=1e-6)
+
+
+def test_the_wave_record_lasts_the_game_and_forgets_slowly() -> None:
+    m = memory()
+    _wave_game(m, 90.0, 8.0)
+    m.new_round()  # a new round keeps the game's record ...
+    v = _wave_game(m, 270.0, 8.0)
+    assert v[0] == pytest.approx(1.97 / 6.97, abs=1e-6)  # two waves: the first weighs 0.97
+    assert v[1] == pytest.approx(1.0 / 1.97, abs=1e-6) and v[9] == pytest.approx(0.97 / 1.97, abs=1e-6)
+    m.new_game()  # ... a new game (maybe another enemy) does not
+    assert m.wave_bins == [0.0] * 9 and not m.waves
+    t = tick(state(x=100.0, y=300.0), [scan(500.0, 300.0, direction=90.0, speed=8.0)])
+    F.observe(t, m)
+    assert F.wave_inputs(t, m)[:10].tolist() == [0.0] * 10
+
+
+def test_no_wave_starts_before_the_enemy_is_seen_and_a_round_drops_the_waves_in_flight() -> None:
+    m = memory()
+    t = tick(state(x=100.0, y=300.0), turn=1)
+    t.bullet_states = [_shot(114.0, 300.0, 0.0)]
+    F.observe(t, m)
+    assert not F.wave_inputs(t, m).any() and not m.waves  # a shot at nobody seen: no wave
+    t = tick(state(x=100.0, y=300.0), [scan(500.0, 300.0)], turn=2)
+    F.observe(t, m)
+    F.wave_inputs(t, m)
+    t = tick(state(x=100.0, y=300.0), [scan(500.0, 300.0)], turn=3)
+    t.bullet_states = [_shot(114.0, 300.0, 0.0, bullet_id=2)]
+    F.observe(t, m)
+    F.wave_inputs(t, m)
+    assert len(m.waves) == 1 and m.waves[0][:3] == (100.0, 300.0, 2.0)  # fired last turn, from 14 back
+    m.new_round()
+    assert not m.waves and m.wave_bullet_ids == []
+
+
+def test_stored_observation_lays_out_state_waves_then_bullets() -> None:
+    def stored(waves: bool, bullets: bool) -> np.ndarray:
+        m = memory()
+        t = tick(state(x=100.0, y=300.0), [scan(500.0, 300.0, direction=90.0, speed=8.0)])
+        t.bullet_states = [_shot(300.0, 300.0, 0.0)]
+        return F.stored_observation(t, m, waves, bullets)
+
+    both, plain = stored(True, True), stored(False, False)
+    assert both.shape == (NetworkSizes(wave_inputs=True, bullet_inputs=True).stored_dim,) == (47,)
+    assert np.array_equal(both[:17], plain) and np.array_equal(both[17:29], stored(True, False)[17:])
+    assert np.array_equal(both[29:], stored(False, True)[17:])
+    assert both[27] == pytest.approx(1.0)  # the enemy's sideways speed, among the wave inputs

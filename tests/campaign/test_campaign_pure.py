@@ -84,6 +84,7 @@ hindsight_distance = "absolute"
 n_step = 5
 angle_inputs = true
 energy_inputs = true
+wave_inputs = true
 bullet_inputs = true
 log_std_max = 0.0
 target_entropy = -8.0
@@ -111,6 +112,7 @@ eval_actions = "speed"
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",
+        "SACBOT_WAVE_INPUTS": "1",
         "SACBOT_BULLET_INPUTS": "1",
         "SACBOT_LOG_STD_MAX": "0.0",
         "SACBOT_TARGET_ENTROPY": "-8.0",

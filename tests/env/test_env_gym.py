@@ -217,6 +217,27 @@ def test_bullet_inputs_follow_the_state_and_the_same_round_is_played() -> None:
     assert 0 < np.count_nonzero(bullets[:, 0]) < len(bullets)  # a slot fills once a shot is in flight
 
 
+def test_wave_inputs_sit_between_the_state_and_the_bullet_inputs_and_last_the_game() -> None:
+    """`wave_inputs=True` adds the 12 wave inputs after the state (the bullet inputs after them); the state,
+    rewards and round stay those of the plain env. The record goes on into the game's next round and starts
+    again with a new game."""
+    plain = play_round(TankRoyaleEnv("Walls"), seed=5, action_seed=9)
+    env = TankRoyaleEnv("Walls", wave_inputs=True, bullet_inputs=True)
+    assert env.observation_space.shape == (47,)
+    wide = play_round(env, seed=5, action_seed=9)
+    bullets = play_round(TankRoyaleEnv("Walls", bullet_inputs=True), seed=5, action_seed=9)
+    assert len(wide[0]) == len(plain[0]) and wide[1] == plain[1]
+    assert all(np.array_equal(w[:17], p) for w, p in zip(wide[0], plain[0], strict=True))
+    assert all(np.array_equal(w[29:], b[17:]) for w, b in zip(wide[0], bullets[0], strict=True))
+    waves = np.stack(wide[0])[:, 17:29]
+    assert np.all(np.abs(waves) <= 1.0) and waves[-1, 0] > 0.0  # shots reached Walls: a record
+    assert np.allclose(waves[-1, 1:10].sum(), 1.0)
+    obs, _ = env.reset()  # the game's next round: the record goes on
+    assert obs[17] == waves[-1, 0]
+    obs, _ = env.reset(seed=6)  # a new game
+    assert not obs[17:27].any()
+
+
 def test_worker_processes_carry_the_bullet_inputs() -> None:
     actions = np.random.default_rng(4).uniform(-1, 1, (200, 3, 4)).astype(np.float32)
     traces = []

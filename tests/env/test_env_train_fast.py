@@ -139,6 +139,31 @@ def test_train_fast_tunes_the_temperature_toward_the_entropy_target_setting(
     assert (meta := read_meta(latest_path(out))) is not None and meta.extra["target_entropy"] == target
 
 
+def test_train_fast_with_wave_inputs_stores_them_and_resumes_with_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SACBOT_WAVE_INPUTS=1 (a campaign's [bot] wave_inputs) builds networks that read the wave inputs and a
+    replay that stores them; a resume without the setting goes on with the checkpoint's networks."""
+    from sacbot.agent.sizes import NetworkSizes
+    from sacbot.checkpoint.replay_file import load_replay
+
+    monkeypatch.setenv("SACBOT_WAVE_INPUTS", "1")
+    out = tmp_path / "weights"
+    first = train_fast("Walls", out, steps=600, envs=2, seed=3, updates_per_step=0.2, warmup_steps=200,
+                       max_turns=300, replay_keep=10_000)  # fmt: skip
+    meta = read_meta(latest_path(out))
+    assert meta is not None and meta.network_sizes["wave_inputs"] is True
+    assert meta.extra["wave_inputs"] is True
+    sizes = NetworkSizes(wave_inputs=True)
+    replay = load_replay(out / "replay.npz", sizes.stored_dim, sizes.action_dim, sizes.hidden)
+    assert replay["obs"].shape[1] == 29 and np.count_nonzero(replay["obs"][:, 17]) > 0
+    monkeypatch.delenv("SACBOT_WAVE_INPUTS")
+    resumed = train_fast("Walls", out, steps=100, envs=2, seed=3, updates_per_step=0.2, warmup_steps=0,
+                         max_turns=300, replay_keep=10_000)  # fmt: skip
+    assert resumed.updates > first.updates > 0
+    assert (meta := read_meta(latest_path(out))) is not None and meta.network_sizes["wave_inputs"] is True
+
+
 def test_train_fast_plays_with_coloured_noise_when_the_setting_says(tmp_path: Path) -> None:
     """A fresh actor (spread ~1 before tanh, no updates): the replay's actions drift as the noise's colour
     says, and the checkpoint records it."""

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 import torch
 
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.arena.battle import run_battle
@@ -106,8 +107,8 @@ def installed(exported: Path) -> Path:
 class RecordingFeatures(AgentFeatures):
     """play's feature object, keeping every state, reward and action it handled."""
 
-    def __init__(self, radar_mode: Any) -> None:
-        super().__init__(radar_mode)
+    def __init__(self, radar_mode: Any, wave_inputs: bool = False) -> None:
+        super().__init__(radar_mode, wave_inputs=wave_inputs)
         self.states: list[np.ndarray] = []
         self.rewards: list[float] = []
         self.actions: list[np.ndarray] = []
@@ -127,15 +128,18 @@ class RecordingFeatures(AgentFeatures):
         return super().to_intent(action)
 
 
-def play_eval_policy(checkpoint: Path) -> tuple[RealtimePolicy, RecordingFeatures]:
-    """`sacbot play --eval` with SACBOT_CHECKPOINT=checkpoint, as `run_play` assembles it."""
-    sac = SacTrainer(TrainerConfig(device="cpu", replay_capacity=64))
+def play_eval_policy(
+    checkpoint: Path, sizes: NetworkSizes | None = None
+) -> tuple[RealtimePolicy, RecordingFeatures]:
+    """`sacbot play --eval` with SACBOT_CHECKPOINT=checkpoint (networks of `sizes`), as `run_play` assembles
+    it."""
+    sac = SacTrainer(TrainerConfig(sizes=sizes or NetworkSizes(), device="cpu", replay_capacity=64))
     start = choose_start(checkpoint, checkpoint.parent, None, sac.array_specs(), actor_only=True)
     assert start.arrays is not None
     radar_mode, _ = radar_mode_for(None, start.meta)
     wanted = actor_specs(sac.array_specs())
     frozen = make_fast_actor({k: v for k, v in start.arrays.items() if k in wanted}, sac.config.sizes)
-    features = RecordingFeatures(radar_mode)
+    features = RecordingFeatures(radar_mode, sac.config.sizes.wave_inputs)
     return RealtimePolicy(features, lambda: frozen, None, None, actions="mean"), features
 
 
@@ -290,13 +294,19 @@ def recorded(
     """play --eval's game against TrackFire: every message it was sent (a JSONL file), its intents and what
     its features saw."""
     policy, seen = play_eval_policy(checkpoint)
+    messages, recorder = record_game(policy, tmp_path_factory.mktemp("recorded"))
+    return messages, recorder, seen
+
+
+def record_game(policy: RealtimePolicy, folder: Path) -> tuple[Path, Recorder]:
+    """The policy's game against TrackFire, every message written to a JSONL file in `folder`."""
     recorder = Recorder(policy)
     # Two rounds against a gunner that hits: scans, deaths and hits happen, and the round reset is crossed.
     setup = game_setup_for("1v1", number_of_rounds=2, arena_width=400, arena_height=400, gun_cooling_rate=1.0)
     LocalBattle(setup, {1: recorder, 2: make_opponent("TrackFire", seed=1)}, seed=5).play()
-    messages = tmp_path_factory.mktemp("recorded") / "messages.jsonl"
+    messages = folder / "messages.jsonl"
     messages.write_text("".join(json.dumps(m) + "\n" for m in recorder.messages))
-    return messages, recorder, seen
+    return messages, recorder
 
 
 def exported_run(folder: Path, messages: Path, tmp_path: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -362,6 +372,27 @@ def test_exported_actions_equal_play_eval_on_recorded_ticks(
     assert fired > 0  # the firing path was exercised
     # The locked radar turned toward the enemy at times (not only the spin's +-45).
     assert any(abs(abs(r["intent"]["radarTurnRate"]) - 45.0) > 1e-6 for r in rows)
+
+
+def test_an_export_with_wave_inputs_sees_and_acts_as_play_eval(tmp_path: Path) -> None:
+    """The wave inputs come from the official API's `bullet_states` in an exported bot as from play's own
+    ticks: the same 29-entry states (the record of shots that reached the enemy included), the same
+    actions."""
+    sizes = NetworkSizes(wave_inputs=True)
+    path = tmp_path / "waves.zip"
+    trainer = SacTrainer(TrainerConfig(sizes=sizes, seed=11, device="cpu", replay_capacity=64))
+    with torch.no_grad():
+        trainer.actor.mu.bias.copy_(torch.tensor([0.2, 0.8, 0.4, 1.5]))  # drives, turns its gun, fires
+    save_trainer(path, trainer, extra={"radar_mode": "lock"})
+    folder = export_bot(path, NAME, tmp_path / "bots").folder
+    assert json.loads((folder / DESCRIPTION_FILE).read_text())["network_sizes"]["wave_inputs"] is True
+    policy, seen = play_eval_policy(path, sizes)
+    messages, _ = record_game(policy, tmp_path)
+    rows = exported_run(folder, messages, tmp_path, dict(os.environ))["rows"]
+    states = np.stack(seen.states)
+    assert states.shape[1] == 29 and np.count_nonzero(states[:, 17]) > 0  # waves reached the enemy
+    np.testing.assert_allclose([r["state"] for r in rows], states, rtol=0, atol=1e-6)
+    np.testing.assert_allclose([r["action"] for r in rows], np.stack(seen.actions), rtol=0, atol=1e-5)
 
 
 def test_a_speed_export_draws_its_speed_and_plays_the_mean_elsewhere(

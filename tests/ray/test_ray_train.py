@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import ray
 
@@ -117,7 +118,7 @@ def test_runners_pause_while_the_learner_lags(tmp_path: Path) -> None:
     assert summary.updates + int(last["updates_waived"]) >= 0.2 * paid - 0.2 * 64 - 1
 
 
-def test_the_runners_act_with_the_learner_s_angle_and_bullet_inputs_coloured_noise_and_gun_spread(
+def test_the_runners_act_with_the_learner_s_extra_inputs_coloured_noise_and_gun_spread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from sacbot.agent.sizes import NetworkSizes
@@ -125,6 +126,7 @@ def test_the_runners_act_with_the_learner_s_angle_and_bullet_inputs_coloured_noi
     from sacbot.checkpoint.replay_file import load_replay
 
     monkeypatch.setenv("SACBOT_ANGLE_INPUTS", "1")
+    monkeypatch.setenv("SACBOT_WAVE_INPUTS", "1")  # the runners' actors read the wave inputs
     monkeypatch.setenv("SACBOT_BULLET_INPUTS", "1")  # the runners' arenas store the critics' inputs too
     monkeypatch.setenv("SACBOT_NOISE_BETA", "1")  # each runner draws from one pink stream per arena
     monkeypatch.setenv("SACBOT_GUN_SPREAD", "4")  # ... its gun-turn entry four times wider
@@ -136,10 +138,11 @@ def test_the_runners_act_with_the_learner_s_angle_and_bullet_inputs_coloured_noi
     assert meta is not None and meta.network_sizes["angle_inputs"] is True
     assert meta.extra["angle_inputs"] is True and meta.extra["noise_beta"] == 1.0
     assert meta.extra["gun_spread"] == 4.0 and meta.extra["bullet_inputs"] is True
+    assert meta.network_sizes["wave_inputs"] is True and meta.extra["wave_inputs"] is True
     assert meta.extra["hindsight_aim"] == 5.0
     passes = [json.loads(line) for line in (out / "training_metrics.jsonl").read_text().splitlines()]
     assert any((p.get("hindsight_aim_share") or 0.0) > 0.0 for p in passes)
-    sizes = NetworkSizes(angle_inputs=True, bullet_inputs=True)
+    sizes = NetworkSizes(angle_inputs=True, wave_inputs=True, bullet_inputs=True)
     restore_trainer(latest_path(out), SacTrainer(TrainerConfig(sizes=sizes, device="cpu")))
     replay = load_replay(out / "replay.npz", sizes.stored_dim, sizes.action_dim, sizes.hidden)
-    assert replay["obs"].shape[1] == 35
+    assert replay["obs"].shape[1] == 17 + 12 + 18 and np.count_nonzero(replay["obs"][:, 17]) > 0

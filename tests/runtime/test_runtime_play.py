@@ -206,7 +206,9 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
 ) -> None:
     """The networks' input width comes from the checkpoint: no setting needed to play what train-fast made."""
     weights = tmp_path / "weights"
-    sizes = NetworkSizes(angle_inputs=True, energy_inputs=True, bullet_inputs=True, log_std_max=-1.0)
+    sizes = NetworkSizes(
+        angle_inputs=True, energy_inputs=True, wave_inputs=True, bullet_inputs=True, log_std_max=-1.0
+    )
     save_best(weights, TrainerConfig(sizes=sizes, seed=3, device="cpu"))
     extra = {
         "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-0.5",
@@ -222,6 +224,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     log = bot_log(tmp_path / "logs")
     assert "loaded slot best" in log and "angle inputs on" in log and "energy inputs on" in log
     assert "bullet inputs on: the critics also read where our bullets in flight are" in log
+    assert "wave inputs on: the networks also read where the enemy was when our past shots reached it" in log
     assert "log std bound -1: sampled actions stay nearer the mean" in log
     assert "behaviour spread: play draws each action entry with log std at least -0.5" in log
     assert "self-imitation 2: toward replay actions the critics rate higher" in log
@@ -235,11 +238,13 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     # Play's rounds, stored a step at a time, were labelled as they closed: the hindsight term had targets.
     assert any((m.get("hindsight_aim_loss") or 0.0) > 0.0 for m in passes)
     assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
-    assert meta.network_sizes["bullet_inputs"] is True
+    assert meta.network_sizes["bullet_inputs"] is True and meta.network_sizes["wave_inputs"] is True
     assert meta.network_sizes["log_std_max"] == -1.0  # the policy's std bound goes on with it too
-    # The kept replay holds each state with the critics' bullet inputs after it, from real ticks.
+    # The kept replay holds each state with the wave inputs and the critics' bullet inputs after it, from
+    # real ticks: the bot fired, and its shots' waves reached the enemy.
     replay = load_replay(weights / "replay.npz", sizes.stored_dim, sizes.action_dim, sizes.hidden)
-    assert replay["obs"].shape[1] == 35 and np.count_nonzero(replay["obs"][:, 17]) > 0
+    assert replay["obs"].shape[1] == 17 + 12 + 18
+    assert np.count_nonzero(replay["obs"][:, 17]) > 0 and np.count_nonzero(replay["obs"][:, 29]) > 0
 
 
 def sacbot_play(env: dict[str, str], *args: str) -> subprocess.Popen[str]:

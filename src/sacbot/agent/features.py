@@ -49,7 +49,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from sacbot.agent.sizes import BULLET_COLUMNS, BULLET_INPUT_DIM, BULLET_SLOTS, NetworkSizes
+from sacbot.agent.sizes import (
+    BULLET_COLUMNS,
+    BULLET_INPUT_DIM,
+    BULLET_SLOTS,
+    WAVE_BINS,
+    WAVE_INPUT_DIM,
+    NetworkSizes,
+)
 from sacbot.protocol import BotIntent
 
 STATE_DIM = 17
@@ -90,10 +97,12 @@ def _clip1(v: float) -> float:
 
 @dataclass(slots=True)
 class RoundMemory:
-    """What the features remember within a round: the last seen enemy and our own last pose.
+    """What the features remember within a round: the last seen enemy and our own last pose; and, for the
+    wave inputs (`wave_inputs`), over the whole game: where the enemy was when our past shots' waves reached
+    it.
 
     Make one per game with the arena size and our bot id (GameStartedEventForBot.my_id); call `new_round()` at
-    every round start.
+    every round start (and `new_game()` when one memory serves game after game).
     """
 
     arena_width: float
@@ -118,11 +127,32 @@ class RoundMemory:
     close_shaping: float = 0.0  # k of the opt-in closing-in shaping (module docstring); 0 = off
     potential: float = 0.0  # Phi of the last rewarded tick (the shapings' sum)
     diagonal: float = field(init=False, default=1.0)
+    # The wave inputs' record (`wave_inputs`): the waves of our shots in flight (origin x and y, the turn
+    # fired, bullet speed, bearing to the enemy then in radians, the enemy's sideways direction then: +1
+    # counter-clockwise about us, -1 clockwise); the game's guess-factor histogram (decayed weights);
+    # the ids of our bullets listed last tick; the enemy's position and sideways direction last tick.
+    waves: list[tuple[float, float, float, float, float, float]] = field(default_factory=list)
+    wave_bins: list[float] = field(default_factory=lambda: [0.0] * WAVE_BINS)
+    wave_bullet_ids: list[int] = field(default_factory=list)
+    wave_enemy_seen: bool = False
+    wave_enemy_x: float = 0.0
+    wave_enemy_y: float = 0.0
+    wave_sign: float = 1.0
+    wave_previous_sign: float = 1.0
 
     def __post_init__(self) -> None:
         self.diagonal = math.hypot(self.arena_width, self.arena_height)
 
+    def new_game(self) -> None:
+        """Forget the game's record of the enemy's answers to our shots (a new game: maybe a new enemy)."""
+        self.wave_bins = [0.0] * WAVE_BINS
+        self.new_round()
+
     def new_round(self) -> None:
+        self.waves = []  # bullets do not outlive a round (their ids restart at 1)
+        self.wave_bullet_ids = []
+        self.wave_enemy_seen = False
+        self.wave_sign = self.wave_previous_sign = 1.0
         self.forget_enemy()
         self.last_scan_turn = -(10**9)
         self.turn = 0
@@ -356,18 +386,105 @@ def bullet_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
     return out
 
 
+# The wave inputs' histogram forgets: each recorded wave scales the earlier weights by this (about the
+# last 30 waves count), so a bot that changes how it moves is followed.
+WAVE_DECAY = 0.97
+# The weight of recorded waves at which the wave inputs' confidence is one half.
+WAVE_CONFIDENCE = 5.0
+
+
+def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np.ndarray:
+    """The wave inputs (`NetworkSizes.wave_inputs`): how the remembered enemy answered our past shots this
+    game, `WAVE_INPUT_DIM` float32 in [-1, 1] (written into `out` when given). Read it after `observe`, once
+    per tick (it keeps its record in the memory); `tick.bullet_states` are our own bullets.
+
+    Each shot starts a wave: a circle from where the bullet was fired growing at its speed. When a wave
+    reaches the enemy (its radius within half a bot of the enemy's distance from the origin, on a turn the
+    enemy is scanned) we record the enemy's guess factor: its angle from the bearing it had at the shot,
+    signed by the sideways direction it was moving then and divided by the largest angle a bot can cover
+    before the bullet arrives (asin(8 / bullet speed)). +1: it went on as it moved at full speed; 0: it
+    stayed on the line of fire (a head-on shot hits); below 0: it turned back. A linear aim suits a bot that
+    keeps near +0.6, one aim behind it suits a dodger; the histogram says which this enemy is.
+      0      confidence: w / (w + 5), w the histogram's total weight (0 before the first recorded wave)
+      1-9    the histogram: the share of the weight in each of 9 equal guess-factor bins from -1 to +1
+      10     the enemy's sideways speed now / 8 (+: counter-clockwise about us)
+      11     the histogram's most-weighted bin (its centre) times the enemy's sideways direction now: the
+             angle from the enemy's bearing where that bin lies, as a share of the largest escape angle
+             (+: counter-clockwise); 0 before the first recorded wave
+    The record lasts the game (`RoundMemory.new_game`), each wave weighing `WAVE_DECAY` of the next.
+    """
+    x, y, turn = memory.x, memory.y, float(memory.turn)
+    bins = memory.wave_bins
+    half = BOT_DIAMETER / 2.0
+    lateral = 0.0
+    if memory.seen:
+        ex, ey = memory.enemy_x, memory.enemy_y
+        if memory.last_scan_turn == memory.turn and memory.waves:
+            kept: list[tuple[float, float, float, float, float, float]] = []
+            for wave in memory.waves:
+                wx, wy, fired, speed, bearing, sign = wave
+                if speed * (turn - fired) < math.hypot(ex - wx, ey - wy) - half:
+                    kept.append(wave)
+                    continue
+                turned = (math.atan2(ey - wy, ex - wx) - bearing + math.pi) % (2.0 * math.pi) - math.pi
+                factor = _clip1(turned * sign / math.asin(MAX_SPEED / speed))
+                for i in range(WAVE_BINS):
+                    bins[i] *= WAVE_DECAY
+                bins[min(int((factor + 1.0) * WAVE_BINS / 2.0), WAVE_BINS - 1)] += 1.0
+            memory.waves = kept
+        line = math.atan2(ey - y, ex - x)
+        lateral = memory.enemy_speed * math.sin(math.radians(memory.enemy_direction) - line)
+        if abs(lateral) > 0.5:
+            memory.wave_sign = 1.0 if lateral > 0.0 else -1.0
+    # A bullet listed for the first time was fired last turn from where it is less one step of its speed,
+    # at the enemy as it was last tick.
+    ids: list[int] = []
+    for b in tick.bullet_states:
+        ids.append(b.bullet_id)
+        if b.bullet_id not in memory.wave_bullet_ids and memory.wave_enemy_seen:
+            speed = 20.0 - 3.0 * b.power
+            d = math.radians(b.direction)
+            ox, oy = b.x - speed * math.cos(d), b.y - speed * math.sin(d)
+            bearing = math.atan2(memory.wave_enemy_y - oy, memory.wave_enemy_x - ox)
+            memory.waves.append((ox, oy, turn - 1.0, speed, bearing, memory.wave_previous_sign))
+    memory.wave_bullet_ids = ids
+    memory.wave_enemy_seen = memory.seen
+    memory.wave_enemy_x, memory.wave_enemy_y = memory.enemy_x, memory.enemy_y
+    memory.wave_previous_sign = memory.wave_sign
+    total = sum(bins)
+    values = [0.0] * WAVE_INPUT_DIM
+    if total > 0.0:
+        values[0] = total / (total + WAVE_CONFIDENCE)
+        peak = 0
+        for i in range(WAVE_BINS):
+            values[1 + i] = bins[i] / total
+            if bins[i] > bins[peak]:
+                peak = i
+        values[WAVE_BINS + 2] = (-1.0 + (peak + 0.5) * 2.0 / WAVE_BINS) * memory.wave_sign
+    values[WAVE_BINS + 1] = _clip1(lateral / MAX_SPEED)
+    if out is None:
+        return np.array(values, np.float32)
+    out[:] = values
+    return out
+
+
 def stored_observation(
-    tick: Any, memory: RoundMemory, bullets: bool, out: np.ndarray | None = None
+    tick: Any, memory: RoundMemory, waves: bool, bullets: bool, out: np.ndarray | None = None
 ) -> np.ndarray:
     """Update the memory from a tick and return what is stored for it: the 17-entry state (`observe`), then,
-    with `bullets`, the critics' bullet inputs (`NetworkSizes.stored_dim` entries in all; written into `out`
-    when given). The one layout the environments, `play` and the replay share."""
-    if not bullets:
+    with `waves`, the wave inputs, then, with `bullets`, the critics' bullet inputs (`NetworkSizes.stored_dim`
+    entries in all; written into `out` when given). The one layout the environments, `play` and the replay
+    share."""
+    if not waves and not bullets:
         return observe(tick, memory, out)
+    width = STATE_DIM + (WAVE_INPUT_DIM if waves else 0)
     if out is None:
-        out = np.empty(STATE_DIM + BULLET_INPUT_DIM, np.float32)
+        out = np.empty(width + (BULLET_INPUT_DIM if bullets else 0), np.float32)
     observe(tick, memory, out[:STATE_DIM])
-    bullet_inputs(tick, memory, out[STATE_DIM:])
+    if waves:
+        wave_inputs(tick, memory, out[STATE_DIM:width])
+    if bullets:
+        bullet_inputs(tick, memory, out[width:])
     return out
 
 

@@ -111,7 +111,7 @@ class FastActor:
         self._out = np.empty(2 * a, f32)
         self._zero_h = np.zeros(h, f32)
         self._inputs = np.empty(sz.input_dim, f32)
-        self._widened = sz.input_dim > sz.state_dim
+        self._widened = sz.input_dim > sz.observed_dim
         self._native: Any = None  # the C kernel's function, when bound
         self._native_ptrs: tuple[int, ...] = ()
         if native:
@@ -215,11 +215,11 @@ class FastActor:
         v = state.tolist()
         buf = self._inputs
         sz = self.sizes
-        buf[: sz.state_dim] = state
+        buf[: sz.observed_dim] = state
         columns = angle_inputs_of(v[2], v[4], v[13], v[14], math.sin, math.cos) if sz.angle_inputs else []
         if sz.energy_inputs:
             columns += energy_inputs_of(v[16], math.sin, math.cos)
-        buf[sz.state_dim :] = columns
+        buf[sz.observed_dim :] = columns
         return buf
 
     def initial_hidden(self) -> np.ndarray:

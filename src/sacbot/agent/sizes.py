@@ -13,6 +13,11 @@ ENERGY_INPUT_DIM = 2
 BULLET_SLOTS = 3
 BULLET_COLUMNS = 6
 BULLET_INPUT_DIM = BULLET_SLOTS * BULLET_COLUMNS
+# The wave inputs with `wave_inputs`: how the enemy answered our past shots this game, in guess factors
+# (`sacbot.agent.features.wave_inputs`): a confidence, a histogram of WAVE_BINS bins, the enemy's sideways
+# speed now and the histogram's peak turned to its current direction.
+WAVE_BINS = 9
+WAVE_INPUT_DIM = WAVE_BINS + 3
 
 
 @dataclass(frozen=True)
@@ -38,13 +43,23 @@ class NetworkSizes:
     # (`sacbot.agent.features.bullet_inputs`), stored after each state in the replay; the actor never
     # reads them.
     bullet_inputs: bool = False
+    # Opt-in: the actor and the critics also read where the enemy was, in guess factors, when the waves of
+    # our past shots this game reached it (`sacbot.agent.features.wave_inputs`), stored after each state:
+    # what tells a dodger from a regular mover, which the state of one turn does not.
+    wave_inputs: bool = False
+
+    @property
+    def observed_dim(self) -> int:
+        """Width of what is observed for the actor: the state, then the wave inputs when on (the first
+        entries of a stored observation)."""
+        return self.state_dim + (WAVE_INPUT_DIM if self.wave_inputs else 0)
 
     @property
     def input_dim(self) -> int:
-        """Width of the actor's state input (and the critics', before their own inputs): the state, then the
-        angle and energy inputs that are on."""
+        """Width of the actor's input (and the critics', before their own inputs): the state and the wave
+        inputs (`observed_dim`), then the angle and energy inputs that are on."""
         angles = ANGLE_INPUT_DIM if self.angle_inputs else 0
-        return self.state_dim + angles + (ENERGY_INPUT_DIM if self.energy_inputs else 0)
+        return self.observed_dim + angles + (ENERGY_INPUT_DIM if self.energy_inputs else 0)
 
     @property
     def critic_only_dim(self) -> int:
@@ -53,9 +68,9 @@ class NetworkSizes:
 
     @property
     def stored_dim(self) -> int:
-        """Width of a stored observation (the replay's, an environment's): the state, then the critics' own
-        inputs."""
-        return self.state_dim + self.critic_only_dim
+        """Width of a stored observation (the replay's, an environment's): the state, the wave inputs, then
+        the critics' own inputs."""
+        return self.observed_dim + self.critic_only_dim
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

@@ -203,11 +203,11 @@ class SacTrainer:
             return torch.as_tensor(np.ascontiguousarray(a.swapaxes(0, 1)), device=dev)
 
         stored = tm(batch.obs)
-        obs = stored[..., : sz.state_dim]
+        obs = stored[..., : sz.observed_dim]
         columns = input_columns(obs, sz, torch.sin, torch.cos)
-        if columns:  # the networks read the state, then its angle and energy inputs (`input_dim`)
+        if columns:  # the networks read the state (and wave inputs), then the angle and energy inputs
             obs = torch.cat([obs, torch.stack(columns, -1)], -1)
-        critic_obs = torch.cat([obs, stored[..., sz.state_dim :]], -1) if sz.critic_only_dim else obs
+        critic_obs = torch.cat([obs, stored[..., sz.observed_dim :]], -1) if sz.critic_only_dim else obs
         return (
             obs,
             tm(batch.action),

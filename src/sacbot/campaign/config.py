@@ -173,6 +173,7 @@ class BotSettings(_Strict):
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
+    wave_inputs: bool | None = None  # ... and how the enemy answered our past shots this game
     bullet_inputs: bool | None = None  # the critics alone also read where our bullets in flight are
     # the policy's bound on log std before tanh (unset: the checkpoint's, else 2.0)
     log_std_max: float | None = Field(default=None, ge=-5.0, le=2.0, allow_inf_nan=False)
@@ -209,6 +210,7 @@ class BotSettings(_Strict):
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),
+            "wave_inputs": None if self.wave_inputs is None else int(self.wave_inputs),
             "bullet_inputs": None if self.bullet_inputs is None else int(self.bullet_inputs),
             "log_std_max": self.log_std_max,
             "target_entropy": self.target_entropy,

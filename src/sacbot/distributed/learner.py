@@ -197,7 +197,7 @@ def train_ray(
         "gun_spread": settings.gun_spread,
         "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
-        "bullet_inputs": sizes.bullet_inputs,
+        "wave_inputs": sizes.wave_inputs, "bullet_inputs": sizes.bullet_inputs,
         "ray_runners": runners,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with)

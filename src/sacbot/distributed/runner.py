@@ -96,6 +96,7 @@ class EnvRunner:
             radar_mode=mode,
             aim_shaping=spec.aim_shaping,
             close_shaping=spec.close_shaping,
+            wave_inputs=spec.sizes.wave_inputs,
             bullet_inputs=spec.sizes.bullet_inputs,
             rounds_per_game=spec.rounds_per_game,
         )
@@ -153,7 +154,7 @@ class EnvRunner:
             eps = None if self.noise is None else self.noise.draw()
             if self.wide is not None:
                 eps = self.wide.draw(eps)
-            state = obs[:, : self.spec.sizes.state_dim]  # the stored obs may carry the critics' own inputs
+            state = obs[:, : self.spec.sizes.observed_dim]  # the critics' own inputs may follow
             actions, new_hidden = self.actor.step_batch(state, hidden, deterministic=False, eps=eps)
             next_obs, rewards, terminated, truncated, infos = self.vec.step(actions)
             for i, buf in enumerate(self.open):

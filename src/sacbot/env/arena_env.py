@@ -25,13 +25,12 @@ import numpy as np
 
 from sacbot.agent.features import (
     ACTION_DIM,
-    BULLET_INPUT_DIM,
-    STATE_DIM,
     RadarMode,
     RoundMemory,
     round_end_reward,
     stored_observation,
 )
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.engine import Game, Participant, game_setup_for
 from sacbot.env.stepping import advance
 from sacbot.env.ticks import tick_view
@@ -62,8 +61,10 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         max_turns: truncate a round after this many turns (None: play it out; inactivity ends every round).
         aim_shaping: k of the opt-in aim shaping (`sacbot.agent.features`), as SACBOT_AIM_SHAPING; 0 = off.
         close_shaping: k of the opt-in closing-in shaping (the same module), as SACBOT_CLOSE_SHAPING; 0 = off.
-        bullet_inputs: observations also carry the critics' own inputs after the 17 state entries
-            (`sacbot.agent.features.bullet_inputs`, `NetworkSizes.bullet_inputs`): (35,) instead of (17,).
+        wave_inputs: observations also carry the wave inputs after the 17 state entries
+            (`sacbot.agent.features.wave_inputs`, `NetworkSizes.wave_inputs`): 12 more entries.
+        bullet_inputs: ... and then the critics' own inputs (`sacbot.agent.features.bullet_inputs`,
+            `NetworkSizes.bullet_inputs`): 18 more (the width is `NetworkSizes.stored_dim`).
         agent_id / opponent_id: the bot ids (an arena numbers bots by session id; a fidelity test matches it).
         opponent_source: called with the game's seed at every new game, returns (name, policy): the opponent
             then comes from it instead of a draw among `opponent` (`sacbot.env.league`, train-fast's league).
@@ -83,6 +84,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         max_turns: int | None = None,
         aim_shaping: float = 0.0,
         close_shaping: float = 0.0,
+        wave_inputs: bool = False,
         bullet_inputs: bool = False,
         agent_id: int = 1,
         opponent_id: int = 2,
@@ -104,8 +106,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.radar_mode: RadarMode = radar_mode
         self.max_turns = max_turns
         self.agent_id, self.opponent_id = agent_id, opponent_id
-        self.bullet_inputs = bullet_inputs
-        self.obs_dim = STATE_DIM + (BULLET_INPUT_DIM if bullet_inputs else 0)
+        self.wave_inputs, self.bullet_inputs = wave_inputs, bullet_inputs
+        self.obs_dim = NetworkSizes(wave_inputs=wave_inputs, bullet_inputs=bullet_inputs).stored_dim
         self.observation_space = gym.spaces.Box(-1.0, 1.0, (self.obs_dim,), np.float32)
         self.action_space = gym.spaces.Box(-1.0, 1.0, (ACTION_DIM,), np.float32)
         self.game: Game | None = None
@@ -149,7 +151,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self._round_open = True
         game.turn({})  # turn 1: nobody acts
         tick = tick_view(game, self.agent_id)
-        obs = stored_observation(tick, self.memory, self.bullet_inputs)
+        obs = stored_observation(tick, self.memory, self.wave_inputs, self.bullet_inputs)
         return obs, {
             "turn": tick.turn_number,
             "round": round_number,
@@ -167,8 +169,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             raise RuntimeError("step() before reset() or after the round ended; call reset()")
         # A list of Python floats: the same values the features read from an array, at half the cost.
         values = action.tolist() if isinstance(action, np.ndarray) else list(action)
-        me, them, bullets = self.agent_id, self.opponent_id, self.bullet_inputs
-        obs, tick, r = advance(game, opponent, memory, me, them, values, self.radar_mode, out, bullets)
+        me, them, waves, bullets = self.agent_id, self.opponent_id, self.wave_inputs, self.bullet_inputs
+        obs, tick, r = advance(game, opponent, memory, me, them, values, self.radar_mode, out, waves, bullets)
         info: dict[str, Any] = {"turn": tick.turn_number, "events": tick.events}
         terminated = game.round_over
         truncated = False
@@ -203,6 +205,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         participants.sort(key=lambda p: p.id)
         self.game = Game(self.setup, participants, seed=seed)
         self.opponent.on_game_started(self.game.game_started_for_bot(self.opponent_id))
+        self.memory.new_game()  # the wave inputs' record is of one game's enemy
         self._round_open = self._round_abandoned = False
 
     def _finish_round(self) -> dict[str, Any]:

@@ -236,6 +236,7 @@ def train_fast(
         radar_mode=mode,
         aim_shaping=aim_shaping,
         close_shaping=close_shaping,
+        wave_inputs=sizes.wave_inputs,
         bullet_inputs=sizes.bullet_inputs,
         rounds_per_game=rounds_per_game,
         opponent_source=None if league is None else league.opponent_for,
@@ -300,7 +301,7 @@ def train_fast(
         "gun_spread": gun_spread,
         "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
-        "bullet_inputs": sizes.bullet_inputs,
+        "wave_inputs": sizes.wave_inputs, "bullet_inputs": sizes.bullet_inputs,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with, board=board, league=league)
     lead_rng = np.random.default_rng(seed + 1)
@@ -318,7 +319,7 @@ def train_fast(
         wide = WideGun(gun_spread, envs, sizes.action_dim, seed=seed + 3 + trainer.env_steps)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
     hidden = np.zeros((envs, actor.hidden_dim), np.float32)
-    state_dim = sizes.state_dim
+    observed_dim = sizes.observed_dim
     buffers = [RoundBuffer(obs=[obs[i].copy()]) for i in range(envs)]
     started = time.perf_counter()
     start_steps = trainer.env_steps
@@ -341,7 +342,7 @@ def train_fast(
             eps = None if noise is None else noise.draw()
             if wide is not None:
                 eps = wide.draw(eps)
-            state = obs[:, :state_dim]  # what the actor reads (the stored obs may carry the critics' inputs)
+            state = obs[:, :observed_dim]  # what the actor reads (the critics' own inputs may follow)
             actions, new_hidden = actor.step_batch(state, hidden, deterministic=False, eps=eps)
             if trainer.env_steps < teacher_lead:  # counted from the run's start, so a resume goes on
                 # The teacher drives (with exploration noise) while the actor's hidden state follows along:

@@ -50,6 +50,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         max_turns: int | None = None,
         aim_shaping: float = 0.0,
         close_shaping: float = 0.0,
+        wave_inputs: bool = False,
         bullet_inputs: bool = False,
         workers: int = 0,
         step_in_parent: bool = False,
@@ -74,6 +75,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 "max_turns": max_turns,
                 "aim_shaping": aim_shaping,
                 "close_shaping": close_shaping,
+                "wave_inputs": wave_inputs,
                 "bullet_inputs": bullet_inputs,
             }
             for i in range(num_envs)
@@ -90,7 +92,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         else:
             local = 0
         self.envs = ([first] + [TankRoyaleEnv(**kw) for kw in kwargs[1:local]]) if local else []
-        self.obs_dim = first.obs_dim  # 17, or 35 with the bullet inputs
+        self.obs_dim = first.obs_dim  # 17, more with the wave and bullet inputs (`NetworkSizes.stored_dim`)
         self.pool: WorkerPool | None = (
             WorkerPool(kwargs, workers, first=local, obs_dim=self.obs_dim) if local < num_envs else None
         )

@@ -3,15 +3,17 @@
 Shipped unchanged in every exported bot folder (`lib/sacbot/export/policy.py`), beside the project modules it
 imports (features, inference and their own imports, also unchanged); it imports neither torch nor pydantic nor
 the Bot API. Per tick it does what `sacbot play --eval` does (`RealtimePolicy` with `AgentFeatures`):
-`features.observe`, one actor step with the GRU hidden state, which every round starts from zero, then
-`features.action_to_intent` with the radar mode the export recorded. The step acts as the export's
+`features.stored_observation` (the state, and the wave inputs when the actor reads them), one actor step
+with the GRU hidden state, which every round starts from zero, then `features.action_to_intent` with the
+radar mode the export recorded. The step acts as the export's
 `ActionMode` says: tanh of the mean (deterministic, the default), or with the target speed or every entry
 drawn from the policy.
 
 The official API hands a bot its own event classes (`TickEvent.events`, without the wire `type` field, and
 with a few reshaped: DeathEvent, HitByBulletEvent, HitWallEvent); `wire_view` presents them the way the
-features read wire events. The folder's files are described in `policy.json` (`FORMAT`, `VERSION`):
-the radar mode, the action mode, the network sizes and the SHA-256 of `weights.npz`, the actor's arrays.
+features read wire events (and its bullets in flight as `bullet_states`). The folder's files are described in
+`policy.json` (`FORMAT`, `VERSION`): the radar mode, the action mode, the network sizes and the SHA-256 of
+`weights.npz`, the actor's arrays.
 `load_policy` checks both before a bot connects and raises `ExportLoadError` (one line) when either is missing
 or damaged.
 """
@@ -29,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from sacbot.agent.features import ACTION_DIM, RadarMode, RoundMemory, action_to_intent, observe
+from sacbot.agent.features import ACTION_DIM, RadarMode, RoundMemory, action_to_intent, stored_observation
 from sacbot.agent.inference import ACTION_MODES, ActionMode, FastActor, as_action_mode, drawn_entries
 from sacbot.agent.sizes import NetworkSizes
 from sacbot.protocol import BotIntent
@@ -180,11 +182,13 @@ _OWN = {"DeathEvent": "BotDeathEvent", "HitWallEvent": "BotHitWallEvent"}
 
 @dataclass(frozen=True, slots=True)
 class WireTick:
-    """A tick as `sacbot.agent.features` reads it: our bot state, the turn and the wire-typed events."""
+    """A tick as `sacbot.agent.features` reads it: our bot state, the turn, the wire-typed events and our
+    bullets in flight."""
 
     turn_number: int
     bot_state: Any
     events: Sequence[Any]
+    bullet_states: Sequence[Any] = ()
 
 
 def wire_view(tick: Any, my_id: int | None) -> WireTick:
@@ -197,7 +201,8 @@ def wire_view(tick: Any, my_id: int | None) -> WireTick:
             events.append(_OwnEvent(own, my_id, event))
         else:
             events.append(_WireEvent(_RENAMED.get(kind, kind), event))
-    return WireTick(int(tick.turn_number), tick.bot_state, events)
+    bullets = [b for b in tick.bullet_states or () if b is not None]
+    return WireTick(int(tick.turn_number), tick.bot_state, events, bullets)
 
 
 class ExportedPolicy:
@@ -220,7 +225,7 @@ class ExportedPolicy:
         self.action: np.ndarray | None = None
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
-        self.memory = RoundMemory(float(arena_width), float(arena_height), int(my_id))
+        self.memory = RoundMemory(float(arena_width), float(arena_height), int(my_id))  # a new wave record
         self.start_round()
 
     def start_round(self) -> None:
@@ -229,7 +234,7 @@ class ExportedPolicy:
 
     def act(self, tick: Any) -> BotIntent:
         """The complete intent for a wire-shaped tick (`wire_view` of an official one)."""
-        state = observe(tick, self.memory)
+        state = stored_observation(tick, self.memory, self.actor.sizes.wave_inputs, False)
         action, self.hidden = self.actor.step(state, self.hidden, self.deterministic, self.drawn)
         self.state, self.action = state, action
         return action_to_intent(action, self.radar_mode, self.memory)

@@ -193,7 +193,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             sac = make_trainer(kickstart, kickstart_filter)
     # The critics' bullet inputs are stored with each training transition; an eval has no use for them.
     bullets = sac.config.sizes.bullet_inputs and not eval_mode
-    features = AgentFeatures(radar_mode, settings.aim_shaping, settings.close_shaping, bullets)
+    waves = sac.config.sizes.wave_inputs
+    features = AgentFeatures(radar_mode, settings.aim_shaping, settings.close_shaping, bullets, waves)
     trainer: TrainerThread | None = None
     crash: list[str] = []
     stopper = _Stopper()
@@ -292,6 +293,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say("angle inputs on: the networks also read sin/cos of four angles of the state")
     if sizes.energy_inputs:
         _say("energy inputs on: the networks also read the enemy's energy as a phase")
+    if sizes.wave_inputs:
+        _say("wave inputs on: the networks also read where the enemy was when our past shots reached it")
     if sizes.bullet_inputs and not eval_mode:
         _say("bullet inputs on: the critics also read where our bullets in flight are")
     if (bound := log_std_bound_said(sizes)) is not None and not eval_mode:

@@ -91,12 +91,20 @@ class AgentFeatures:
         aim_shaping: float = 0.0,
         close_shaping: float = 0.0,
         bullet_inputs: bool = False,
+        wave_inputs: bool = False,
     ) -> None:
         self.radar_mode: RadarMode = radar_mode
         self.aim_shaping, self.close_shaping = aim_shaping, close_shaping
-        # Observations then carry the critics' own inputs after the state (`NetworkSizes.bullet_inputs`).
+        # Observations then carry the wave inputs after the state (`NetworkSizes.wave_inputs`), then the
+        # critics' own inputs (`NetworkSizes.bullet_inputs`).
+        self.wave_inputs = wave_inputs
         self.bullet_inputs = bullet_inputs
         self.memory = RoundMemory(800.0, 600.0, aim_shaping=aim_shaping, close_shaping=close_shaping)
+
+    @property
+    def observed_dim(self) -> int:
+        """How many leading entries of an observation the actor reads: the state and the wave inputs."""
+        return NetworkSizes(wave_inputs=self.wave_inputs).observed_dim
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
         self.memory = RoundMemory(
@@ -107,9 +115,10 @@ class AgentFeatures:
         self.memory.new_round()
 
     def observe(self, tick: Any) -> np.ndarray:
-        """The stored observation: the state (`STATE_DIM` entries, what the actor reads), then the critics'
-        bullet inputs when on. A fresh array per tick: transitions keep it."""
-        return stored_observation(tick, self.memory, self.bullet_inputs)
+        """The stored observation: the state and the wave inputs when on (`NetworkSizes.observed_dim`
+        entries, what the actor reads), then the critics' bullet inputs when on. A fresh array per tick:
+        transitions keep it."""
+        return stored_observation(tick, self.memory, self.wave_inputs, self.bullet_inputs)
 
     def reward(self, tick: Any) -> float:
         return reward(tick, self.memory)

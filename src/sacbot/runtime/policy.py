@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from sacbot.agent.exploration import ColouredNoise
-from sacbot.agent.features import ACTION_DIM, STATE_DIM
+from sacbot.agent.features import ACTION_DIM
 from sacbot.agent.inference import ActionMode, drawn_entries
 from sacbot.runtime.channel import DropOldestChannel
 from sacbot.runtime.latency import LatencyRecorder
@@ -28,6 +28,11 @@ from sacbot.runtime.scoring import RoundTally
 
 class Features(Protocol):
     """The one feature code path (sacbot.agent.features) behind a small per-bot object."""
+
+    @property
+    def observed_dim(self) -> int:
+        """How many leading entries of an observation the actor reads (`NetworkSizes.observed_dim`)."""
+        ...
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None: ...
 
@@ -128,7 +133,7 @@ class RealtimePolicy:
         obs = self.features.observe(tick)
         reward = self.features.reward(tick)
         eps = None if self.noise is None else self.noise.draw_one(0)
-        state = obs[:STATE_DIM]  # the actor's part (the critics' own inputs may follow)
+        state = obs[: self.features.observed_dim]  # the actor's part (the critics' own inputs may follow)
         action, new_hidden = self.actor.step(state, self.hidden, self.deterministic, self.drawn, eps)
         intent = self.features.to_intent(action)
         if tick.bot_state.is_debugging_enabled:  # the server lets this bot paint: off the path otherwise

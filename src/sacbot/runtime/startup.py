@@ -66,9 +66,9 @@ def radar_mode_for(setting: str | None, meta: CheckpointMeta | None) -> tuple[Ra
 
 
 def input_flag_for(name: str, setting: bool | None, meta: CheckpointMeta | None) -> bool:
-    """Whether the networks read one kind of extra inputs (`NetworkSizes.angle_inputs`, `.energy_inputs`): its
-    SACBOT_* setting when set, else what the checkpoint's networks were built with (their first layers' width
-    depends on it), else off."""
+    """Whether the networks read one kind of extra inputs (`NetworkSizes.angle_inputs`, `.wave_inputs`,
+    ...): its SACBOT_* setting when set, else what the checkpoint's networks were built with (their first
+    layers' width depends on it), else off."""
     if setting is not None:
         return setting
     return meta is not None and meta.network_sizes.get(name) is True
@@ -107,11 +107,13 @@ def log_std_bound_said(sizes: NetworkSizes) -> str | None:
 
 def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> NetworkSizes:
     """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
-    inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS and SACBOT_BULLET_INPUTS ask for, else those the
-    checkpoint was built with, and the log-std bound of SACBOT_LOG_STD_MAX, else the checkpoint's."""
+    inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_WAVE_INPUTS and SACBOT_BULLET_INPUTS ask for,
+    else those the checkpoint was built with, and the log-std bound of SACBOT_LOG_STD_MAX, else the
+    checkpoint's."""
     return NetworkSizes(
         angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
         energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
+        wave_inputs=input_flag_for("wave_inputs", settings.wave_inputs, meta),
         bullet_inputs=input_flag_for("bullet_inputs", settings.bullet_inputs, meta),
         log_std_max=log_std_max_for(settings.log_std_max, meta),
     )
