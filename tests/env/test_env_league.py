@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sacbot.agent.features import RoundMemory, action_to_intent, observe
+from sacbot.agent.features import RoundMemory, action_to_intent, stored_observation
 from sacbot.agent.inference import FastActor
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import load_checkpoint
@@ -56,21 +57,27 @@ class RecordingSnapshot(FrozenActorBot):
             self.ref_round = tick.round_number
             memory.new_round()
             self.ref_hidden = self.reference.initial_hidden()
-        action, self.ref_hidden = self.reference.step(
-            observe(tick, memory), self.ref_hidden, deterministic=True
-        )
+        observed = stored_observation(tick, memory, self.reference.sizes.wave_inputs, False)  # as the learner
+        action, self.ref_hidden = self.reference.step(observed, self.ref_hidden, deterministic=True)
         expected = action_to_intent(action, "lock", memory)
         got = super().on_tick(tick)
         self.pairs.append((got, expected))
         return got
 
 
-def test_a_frozen_snapshot_plays_the_learners_deterministic_policy(trainer: SacTrainer) -> None:
+@pytest.mark.parametrize("waves", [False, True])
+def test_a_frozen_snapshot_plays_the_learners_deterministic_policy(trainer: SacTrainer, waves: bool) -> None:
+    """A snapshot acts as the learner would on its ticks, with the wave inputs too when its networks read
+    them."""
+    if waves:
+        sizes = NetworkSizes(wave_inputs=True)
+        trainer = SacTrainer(TrainerConfig(sizes=sizes, device="cpu", seed=3))
+    sizes = trainer.config.sizes
     arrays = trainer.actor_arrays()
     bots: list[RecordingSnapshot] = []
 
     def source(seed: int) -> tuple[str, ClassicBot]:
-        bots.append(RecordingSnapshot(FastActor(arrays), FastActor(arrays, native=False)))
+        bots.append(RecordingSnapshot(FastActor(arrays, sizes), FastActor(arrays, sizes, native=False)))
         return "Snap", bots[-1]
 
     env = TankRoyaleEnv("SpinBot", rounds_per_game=2, max_turns=120, opponent_source=source)

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sacbot.agent.features import RadarMode, RoundMemory, action_to_intent, observe
+from sacbot.agent.features import RadarMode, RoundMemory, action_to_intent, stored_observation
 from sacbot.errors import UserError
 from sacbot.opponents import ClassicBot, make_opponent, opponent_class
 from sacbot.opponents.sampling import LeagueConfig, RoundsSince, league_weights
@@ -106,7 +106,9 @@ class FrozenActorBot(ClassicBot):
             self._round = tick.round_number
             self.memory.new_round()
             self.hidden = self.actor.initial_hidden()
-        action, self.hidden = self.act(observe(tick, self.memory))
+        # What the actor reads: the state, and the wave inputs when its networks were built with them.
+        obs = stored_observation(tick, self.memory, self.actor.sizes.wave_inputs, False)
+        action, self.hidden = self.act(obs)
         return action_to_intent(action, self.radar_mode, self.memory)
 
     def act(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
