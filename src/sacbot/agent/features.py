@@ -403,8 +403,9 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
     enemy is scanned) we record the enemy's guess factor: its angle from the bearing it had at the shot,
     signed by the sideways direction it was moving then and divided by the largest angle a bot can cover
     before the bullet arrives (asin(8 / bullet speed)). +1: it went on as it moved at full speed; 0: it
-    stayed on the line of fire (a head-on shot hits); below 0: it turned back. A linear aim suits a bot that
-    keeps near +0.6, one aim behind it suits a dodger; the histogram says which this enemy is.
+    stayed on the line of fire (a head-on shot hits); below 0: it turned back. A linear aim hits a bot whose
+    factors sit at its sideways speed / 8, an aim behind that a dodger's; the histogram says which this enemy
+    is.
       0      confidence: w / (w + 5), w the histogram's total weight (0 before the first recorded wave)
       1-9    the histogram: the share of the weight in each of 9 equal guess-factor bins from -1 to +1
       10     the enemy's sideways speed now / 8 (+: counter-clockwise about us)
