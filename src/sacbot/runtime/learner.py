@@ -98,13 +98,11 @@ class AgentFeatures:
         # Observations then carry the wave inputs after the state (`NetworkSizes.wave_inputs`), then the
         # critics' own inputs (`NetworkSizes.bullet_inputs`).
         self.wave_inputs = wave_inputs
+        # How many leading entries of an observation the actor reads (the state and the wave inputs): worked
+        # out once, read every tick.
+        self.observed_dim = NetworkSizes(wave_inputs=wave_inputs).observed_dim
         self.bullet_inputs = bullet_inputs
         self.memory = RoundMemory(800.0, 600.0, aim_shaping=aim_shaping, close_shaping=close_shaping)
-
-    @property
-    def observed_dim(self) -> int:
-        """How many leading entries of an observation the actor reads: the state and the wave inputs."""
-        return NetworkSizes(wave_inputs=self.wave_inputs).observed_dim
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
         self.memory = RoundMemory(
