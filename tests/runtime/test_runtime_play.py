@@ -217,8 +217,10 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
         "SACBOT_FRESH_FRACTION": "0.5",
     }
     use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), **extra})
+    # Three rounds: training starts after the first (the warm-up), so the trainer has two rounds of play for
+    # its passes; with two it once made none on a loaded machine.
     run_battle(
-        [BOTS / "SacBot", OPPONENT], game_setup_for("1v1", number_of_rounds=2), log_dir=tmp_path / "logs"
+        [BOTS / "SacBot", OPPONENT], game_setup_for("1v1", number_of_rounds=3), log_dir=tmp_path / "logs"
     )
     wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
     log = bot_log(tmp_path / "logs")
