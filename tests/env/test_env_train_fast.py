@@ -149,8 +149,12 @@ def test_train_fast_with_wave_inputs_stores_them_and_resumes_with_them(
 
     monkeypatch.setenv("SACBOT_WAVE_INPUTS", "1")
     out = tmp_path / "weights"
+    said: list[str] = []
     first = train_fast("Walls", out, steps=600, envs=2, seed=3, updates_per_step=0.2, warmup_steps=200,
-                       max_turns=300, replay_keep=10_000)  # fmt: skip
+                       max_turns=300, replay_keep=10_000, log=said.append)  # fmt: skip
+    # The run says so at its start, in play's words.
+    assert "wave inputs on: the networks also read where the enemy was when our past shots reached it" in said
+    assert not any(line.startswith(("angle inputs on", "bullet inputs on", "log std bound")) for line in said)
     meta = read_meta(latest_path(out))
     assert meta is not None and meta.network_sizes["wave_inputs"] is True
     assert meta.extra["wave_inputs"] is True

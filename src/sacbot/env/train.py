@@ -142,7 +142,7 @@ def train_fast(
     from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import latest_path
     from sacbot.runtime.learner import AgentLearner
-    from sacbot.runtime.startup import log_std_bound_said
+    from sacbot.runtime.startup import sizes_said
 
     if steps < 1 or envs < 1 or updates_per_step < 0:
         raise UserError("--steps and --envs must be at least 1, --updates-per-step at least 0", exit_code=2)
@@ -265,8 +265,8 @@ def train_fast(
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
     resume(out, learner, replay_keep, say)
-    if (bound := log_std_bound_said(sizes)) is not None:
-        say(bound)
+    for line in sizes_said(sizes, training=True):
+        say(line)
     if league is not None:
         league.start(trainer.env_steps, trainer.actor_arrays(), trainer.config.sizes, mode)
         if league.snapshots:

@@ -135,11 +135,11 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         actor_specs,
         choose_start,
         full_start_arrays,
-        log_std_bound_said,
         network_sizes_for,
         radar_mode_for,
         shipped_kickstart,
         shipped_kickstart_filter,
+        sizes_said,
         target_entropy_for,
     )
     from sacbot.runtime.trainer import ThreadConfig, TrainerThread
@@ -289,16 +289,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             noise=noise,
         )
     _say(f"{identity.name}: {start.source}; weights folder {weights}; radar {radar_mode} ({radar_source})")
-    if sizes.angle_inputs:
-        _say("angle inputs on: the networks also read sin/cos of four angles of the state")
-    if sizes.energy_inputs:
-        _say("energy inputs on: the networks also read the enemy's energy as a phase")
-    if sizes.wave_inputs:
-        _say("wave inputs on: the networks also read where the enemy was when our past shots reached it")
-    if sizes.bullet_inputs and not eval_mode:
-        _say("bullet inputs on: the critics also read where our bullets in flight are")
-    if (bound := log_std_bound_said(sizes)) is not None and not eval_mode:
-        _say(bound)
+    for line in sizes_said(sizes, training=not eval_mode):
+        _say(line)
     if settings.behaviour_log_std_min is not None and not eval_mode:
         floor = settings.behaviour_log_std_min
         _say(f"behaviour spread: play draws each action entry with log std at least {floor:g}")

@@ -98,11 +98,22 @@ def target_entropy_for(setting: float | None, meta: CheckpointMeta | None) -> fl
     return _finite_number(meta.extra.get("target_entropy")) if meta is not None else None
 
 
-def log_std_bound_said(sizes: NetworkSizes) -> str | None:
-    """The start-up line of a training run whose policy has another log-std bound than the default."""
-    if sizes.log_std_max == NetworkSizes().log_std_max:
-        return None
-    return f"log std bound {sizes.log_std_max:g}: sampled actions stay nearer the mean"
+def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
+    """The start-up lines of a run whose networks differ from the default shapes: the extra inputs they read
+    and, when it trains, the critics' bullet inputs and a log-std bound other than the default's."""
+    lines = []
+    if sizes.angle_inputs:
+        lines.append("angle inputs on: the networks also read sin/cos of four angles of the state")
+    if sizes.energy_inputs:
+        lines.append("energy inputs on: the networks also read the enemy's energy as a phase")
+    if sizes.wave_inputs:
+        where = "where the enemy was when our past shots reached it"
+        lines.append(f"wave inputs on: the networks also read {where}")
+    if sizes.bullet_inputs and training:
+        lines.append("bullet inputs on: the critics also read where our bullets in flight are")
+    if sizes.log_std_max != NetworkSizes().log_std_max and training:
+        lines.append(f"log std bound {sizes.log_std_max:g}: sampled actions stay nearer the mean")
+    return lines
 
 
 def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> NetworkSizes:
