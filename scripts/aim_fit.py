@@ -13,6 +13,11 @@ With `--modes` it also prints where the labels lie: the label minus the teacher'
 signed so that negative is back against the enemy's sideways motion at the aiming step (a bot that reverses
 when it sees a shot puts its labels there), counted in 4-degree bins from -40 to +40 (steps where the enemy
 moved straight toward or away from us left out); and the same for the gun turn played.
+
+With `--turns` it also prints the gun turns themselves on those steps, signed the same way (positive: along
+the enemy's sideways motion), in 4-degree bins from -20 to +20: the one played, the teacher's linear aim's
+and the label's. A gun that follows the enemy some way behind plays small turns where the teacher's asks
+for large ones, so these tell where the gun points from how far it turns.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ def main() -> None:
     parser.add_argument("opponents", nargs="?", default="Orbiter,StopGo,Surfer")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--modes", action="store_true", help="the labels about the linear aim too")
+    parser.add_argument("--turns", action="store_true", help="the gun turns played, taught and labelled")
     args = parser.parse_args()
     trainer = load_run(args.run)
     sizes = trainer.config.sizes
@@ -49,6 +55,7 @@ def main() -> None:
         shots = sum(len(r.fired) for r in rounds)
         hits = sum(len(r.hits) for r in rounds)
         played, taught, within, signed, aimed = [], [], [], [], []
+        turns: dict[str, list[np.ndarray]] = {"played": [], "teacher's": [], "label": []}
         for r in rounds:
             labels = hindsight_aim(r.states)
             steps = np.flatnonzero(labels[:, 1])
@@ -68,6 +75,9 @@ def main() -> None:
             side = MAX_GUN_TURN_RATE * np.sign(sideways)
             signed.append(((labels[steps, 0] - teacher) * side)[moving])
             aimed.append(((np.clip(r.actions[steps, 2], -1, 1) - teacher) * side)[moving])
+            turns["played"].append((np.clip(r.actions[steps, 2], -1, 1) * side)[moving])
+            turns["teacher's"].append((teacher * side)[moving])
+            turns["label"].append((labels[steps, 0] * side)[moving])
         p, t, w = (np.concatenate(x) for x in (played, taught, within))
         print(
             f"{args.run}: {opponent:10} {shots:5d} {hits / max(shots, 1):5.2f} {len(p):9d}"
@@ -78,6 +88,12 @@ def main() -> None:
             counts, _ = np.histogram(np.clip(s, -40.0, 40.0 - 1e-6), bins=20, range=(-40.0, 40.0))
             head = f"{args.run}: {opponent:10}"
             print(f"{head} {what} - linear aim, 4-degree bins from -40 (median {np.median(s):.1f}):")
+            print(f"{head} {' '.join(str(c) for c in counts)}")
+        for what, turned in turns.items() if args.turns else ():
+            s = np.concatenate(turned)
+            counts, _ = np.histogram(np.clip(s, -20.0, 20.0 - 1e-6), bins=10, range=(-20.0, 20.0))
+            head = f"{args.run}: {opponent:10}"
+            print(f"{head} {what} gun turn, 4-degree bins from -20 (mean {s.mean():.1f}):")
             print(f"{head} {' '.join(str(c) for c in counts)}")
 
 
