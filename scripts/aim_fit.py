@@ -62,7 +62,8 @@ def main() -> None:
             if not len(steps):
                 continue
             state = r.states[steps, : sizes.state_dim]
-            err = np.abs(np.clip(r.actions[steps, 2], -1, 1) - labels[steps, 0]) * MAX_GUN_TURN_RATE
+            gun = np.clip(r.actions[steps, 2], -1, 1)  # the gun entry played, as the intent clips it
+            err = np.abs(gun - labels[steps, 0]) * MAX_GUN_TURN_RATE
             teacher = teacher_action(torch.from_numpy(state)).numpy()[:, 2]
             played.append(err)
             taught.append(np.abs(teacher - labels[steps, 0]) * MAX_GUN_TURN_RATE)
@@ -74,25 +75,24 @@ def main() -> None:
             moving = np.abs(sideways) > 1e-3
             side = MAX_GUN_TURN_RATE * np.sign(sideways)
             signed.append(((labels[steps, 0] - teacher) * side)[moving])
-            aimed.append(((np.clip(r.actions[steps, 2], -1, 1) - teacher) * side)[moving])
-            turns["played"].append((np.clip(r.actions[steps, 2], -1, 1) * side)[moving])
+            aimed.append(((gun - teacher) * side)[moving])
+            turns["played"].append((gun * side)[moving])
             turns["teacher's"].append((teacher * side)[moving])
             turns["label"].append((labels[steps, 0] * side)[moving])
         p, t, w = (np.concatenate(x) for x in (played, taught, within))
+        head = f"{args.run}: {opponent:10}"
         print(
-            f"{args.run}: {opponent:10} {shots:5d} {hits / max(shots, 1):5.2f} {len(p):9d}"
+            f"{head} {shots:5d} {hits / max(shots, 1):5.2f} {len(p):9d}"
             f" {np.median(p):14.2f} {np.median(t):16.2f} {w.mean():7.2f}"
         )
         for what, offsets in (("label", signed), ("played", aimed)) if args.modes else ():
             s = np.concatenate(offsets)
             counts, _ = np.histogram(np.clip(s, -40.0, 40.0 - 1e-6), bins=20, range=(-40.0, 40.0))
-            head = f"{args.run}: {opponent:10}"
             print(f"{head} {what} - linear aim, 4-degree bins from -40 (median {np.median(s):.1f}):")
             print(f"{head} {' '.join(str(c) for c in counts)}")
         for what, turned in turns.items() if args.turns else ():
             s = np.concatenate(turned)
             counts, _ = np.histogram(np.clip(s, -20.0, 20.0 - 1e-6), bins=10, range=(-20.0, 20.0))
-            head = f"{args.run}: {opponent:10}"
             print(f"{head} {what} gun turn, 4-degree bins from -20 (mean {s.mean():.1f}):")
             print(f"{head} {' '.join(str(c) for c in counts)}")
 
