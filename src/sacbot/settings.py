@@ -105,6 +105,9 @@ class SacbotSettings(BaseSettings):
     hindsight_trigger: float = Field(1.0, ge=0.0, allow_inf_nan=False)
     # ... and its distance from the labels: squared (toward their mean) or absolute (their median).
     hindsight_distance: Literal["squared", "absolute"] = "squared"
+    # ... and where its labels before the aiming step point: the shot's direction, or the enemy's bearing
+    # at each step plus the shot's offset from it (`sacbot.agent.hindsight`).
+    hindsight_target: Literal["direction", "bearing"] = "direction"
     # n-step soft targets over the 16 trained steps of each window (1 = one-step SAC; R2D2 uses 5).
     n_step: int = Field(1, ge=1, le=16)
     # Opt-in: the networks also read sin/cos of four angles of the state (`NetworkSizes.angle_inputs`).

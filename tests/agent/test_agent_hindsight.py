@@ -83,6 +83,26 @@ def test_more_steps_before_a_shot_each_turn_toward_the_same_direction() -> None:
     assert labels[31, 0] == pytest.approx(0.0, abs=1e-4)
 
 
+def test_the_bearing_target_points_each_step_at_the_enemy_plus_the_shots_offset() -> None:
+    # The enemy drives counter-clockwise about us, 300 away, its bearing 10 + u degrees at step u, until the
+    # shot at 20; from then on it stands at 35 degrees, where the bullet finds it: 6 degrees ahead of its
+    # bearing at the aiming step 19 (29 degrees).
+    s = still_round(60, shot=20, gun=20.0)
+    bearing = np.where(np.arange(61) < 20, 10.0 + np.arange(61), 35.0)
+    s[:, 13] = bearing / 180.0
+    s[:20, 14], s[:20, 15] = (bearing[:20] + 90.0) / 180.0, 0.5
+    toward_shot = hindsight_aim(s, W, H, steps=3)
+    assert toward_shot[17:20, 0] == pytest.approx([0.75, 0.75, 0.75], abs=1e-4)  # 35 from the gun's 20
+    labels = hindsight_aim(s, W, H, steps=3, target="bearing")
+    assert np.flatnonzero(labels[:, 1]).tolist() == [17, 18, 19]
+    # Each step's bearing plus 6: 33, 34 and 35 degrees; the aiming step's label is the same either way.
+    assert labels[17:20, 0] == pytest.approx([13.0 / 20.0, 14.0 / 20.0, 15.0 / 20.0], abs=1e-4)
+    assert np.array_equal(labels[:, 2:], toward_shot[:, 2:])  # the trigger labels do not change
+    # At step 17 the enemy ran the other way about us: the offset is mirrored there (27 - 6 = 21 degrees).
+    s[17, 14] = (bearing[17] - 90.0) / 180.0
+    assert hindsight_aim(s, W, H, steps=3, target="bearing")[17, 0] == pytest.approx(1.0 / 20.0, abs=1e-4)
+
+
 def test_no_label_where_nothing_says_where_the_shot_should_have_gone() -> None:
     # The round ends before a power-2 bullet (14 a turn) covers the 300 units: 20 turns after the shot.
     assert not hindsight_aim(still_round(22, shot=5), W, H)[:, 1].any()

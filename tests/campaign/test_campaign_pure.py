@@ -81,6 +81,7 @@ hindsight_aim = 3.0
 hindsight_steps = 4
 hindsight_trigger = 0.5
 hindsight_distance = "absolute"
+hindsight_target = "bearing"
 n_step = 5
 angle_inputs = true
 energy_inputs = true
@@ -109,6 +110,7 @@ eval_actions = "speed"
         "SACBOT_HINDSIGHT_STEPS": "4",
         "SACBOT_HINDSIGHT_TRIGGER": "0.5",
         "SACBOT_HINDSIGHT_DISTANCE": "absolute",
+        "SACBOT_HINDSIGHT_TARGET": "bearing",
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",

@@ -10,7 +10,12 @@ reach, speed * (k + 1) (the far end of the segment the server tests in that turn
 follow (`LABEL_DIM` = 4 numbers a step: gun target, gun weight, fire target, fire weight):
 
 - Gun: at the aiming step t - 1 before each shot a_t, the turn onto the shot's direction,
-  clip(wrap(direction - gun heading of s_{t-1}) / 20, -1, 1) (with `steps` > 1, the steps before it too).
+  clip(wrap(direction - gun heading of s_{t-1}) / 20, -1, 1). With `steps` > 1 the steps before it too, each
+  toward a point that `target` names: "direction", the shot's direction itself; "bearing", the enemy's
+  bearing at that step plus the shot's offset from the enemy's bearing at the aiming step, mirrored where the
+  enemy's sideways motion then ran the other way (a GuessFactor's sense: where to point relative to the
+  enemy, which a step 16 turns before the shot can know, rather than where the enemy will be then, which it
+  cannot). At the aiming step the two are the same.
 - Fire: at every step u whose gun is cool, for a bullet of the teacher's power there (by distance and energy,
   `sacbot.agent.teacher`): the teacher's fire entry against that bullet's hit direction instead of its own
   aim (`teacher.fire_entry`): power / 3 where the gun of s_u pointed within the enemy's half-width (18 units)
@@ -30,12 +35,16 @@ a model of it. The sequence replay labels each round as it closes (`SequenceRepl
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 import torch
 
 from sacbot.agent.features import BOT_DIAMETER, MAX_GUN_HEAT, MAX_GUN_TURN_RATE, STATE_DIM, UNSEEN_ENEMY
 from sacbot.agent.teacher import fire_entry, teacher_action
+
+# What the gun labels before the aiming step point at (`hindsight_aim(target=...)`, the module docstring).
+HindsightTarget = Literal["direction", "bearing"]
 
 # How many turns after a shot the search looks (a power-3 bullet, 11 units a turn, crosses the 1,000-unit
 # diagonal of the 800 x 600 arena in 91).
@@ -71,13 +80,18 @@ def _hit_directions(
 
 
 def hindsight_aim(
-    obs: np.ndarray, arena_width: float = 800.0, arena_height: float = 600.0, steps: int = 1
+    obs: np.ndarray,
+    arena_width: float = 800.0,
+    arena_height: float = 600.0,
+    steps: int = 1,
+    target: HindsightTarget = "direction",
 ) -> np.ndarray:
     """(T, LABEL_DIM) float32 for one round's states s_0..s_T (obs (T+1, >= 17)): per step, the gun entry's
     hindsight target and weight (1 at the aiming step before each shot that has one, 0 elsewhere) and the
     fire entry's (1 on each cool-gun step that has one). With `steps` > 1 the `steps` steps before each shot
-    carry a gun label, each with the turn from its own gun heading toward the same direction (a gun that
-    follows them is on it by the shot); a step before two shots takes the nearer one's."""
+    carry a gun label, each with the turn from its own gun heading toward the point `target` names (the
+    shot's direction, or the enemy's bearing then plus the shot's offset from it); a step before two shots
+    takes the nearer one's."""
     t_len = len(obs) - 1
     out = np.zeros((max(t_len, 0), LABEL_DIM), np.float32)
     if t_len < 1:
@@ -99,10 +113,19 @@ def hindsight_aim(
         power = (heat[shots + 1] * MAX_GUN_HEAT - 1.0) * 5.0
         has, direction, _ = _hit_directions(x, y, ex, ey, known, shots, 20.0 - 3.0 * power)
         shots, direction = shots[has], direction[has]
+        if target == "bearing":  # the enemy's (last seen) bearing and sideways sense at every step
+            bearing = np.degrees(np.arctan2(ey - y, ex - x))
+            at = np.maximum(last, 0)
+            sideways = np.sign(s[at, 15] * np.sin(np.deg2rad(s[at, 14] * 180.0 - bearing)))
+            offset = (direction - bearing[shots - 1] + 180.0) % 360.0 - 180.0
         for lead in range(steps, 0, -1):  # the nearest steps last: they overwrite a later shot's far ones
             ok = shots - lead >= 0
             aim = shots[ok] - lead
-            turn = (direction[ok] - s[aim, 4] * 180.0 + 180.0) % 360.0 - 180.0
+            point = direction[ok]
+            if target == "bearing":
+                flip = np.where(sideways[aim] * sideways[shots[ok] - 1] < 0.0, -1.0, 1.0)
+                point = bearing[aim] + flip * offset[ok]
+            turn = (point - s[aim, 4] * 180.0 + 180.0) % 360.0 - 180.0
             out[aim, 0] = np.clip(turn / MAX_GUN_TURN_RATE, -1.0, 1.0)
             out[aim, 1] = 1.0
 
@@ -120,4 +143,4 @@ def hindsight_aim(
     return out
 
 
-__all__ = ["HORIZON", "LABEL_DIM", "hindsight_aim"]
+__all__ = ["HORIZON", "LABEL_DIM", "HindsightTarget", "hindsight_aim"]

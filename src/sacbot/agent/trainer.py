@@ -23,7 +23,8 @@ L = burn_in + train_len transitions (L + 1 states), time-major:
    teacher's entries are left out there, and its fire entry elsewhere asks for its power wherever the gun
    points (its own aim no longer decides when to fire); `hindsight_trigger` scales the fire entry's
    term (0: none, the teacher's fire entry everywhere); `hindsight_distance = "absolute"` takes absolute
-   distances instead of squared ones (the labels' median in place of their mean).
+   distances instead of squared ones (the labels' median in place of their mean); `hindsight_target =
+   "bearing"` labels the steps before the aiming step toward the enemy's bearing plus the shot's offset.
 5. Temperature loss: -log alpha (log pi + target entropy).
 6. One backward of the three losses (all use the networks as they were before this pass), each optimiser's
    gradient-norm clip and step, then the soft (Polyak) target update.
@@ -133,6 +134,7 @@ class SacTrainer:
                 arena_width=cfg.arena_width,
                 arena_height=cfg.arena_height,
                 steps=cfg.hindsight_steps,
+                target=cfg.hindsight_target,
             )
         self.replay = replay or SequenceReplay(
             cfg.replay_capacity,

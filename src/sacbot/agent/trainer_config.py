@@ -9,6 +9,7 @@ from typing import Literal, get_args
 
 import torch
 
+from sacbot.agent.hindsight import HindsightTarget
 from sacbot.agent.networks import NetworkSizes
 from sacbot.errors import UserError
 
@@ -82,6 +83,11 @@ class TrainerConfig:
     # target) or "absolute" (their median: where a bot dodges most shots one way, the aim follows the
     # larger share instead of falling between the two).
     hindsight_distance: HindsightDistance = "squared"
+    # Where the gun labels before the aiming step point (`hindsight_steps` > 1): "direction", the shot's
+    # direction; "bearing", the enemy's bearing at each step plus the shot's offset from its bearing at the
+    # aiming step (`sacbot.agent.hindsight`): where to point relative to the enemy, which a step long before
+    # the shot can know, rather than where the enemy will be.
+    hindsight_target: HindsightTarget = "direction"
     # n-step soft targets over the trained window (R2D2 uses 5): y_t = sum_{k<n} gamma^k r_{t+k}
     # + gamma^n V(s_{t+n}), cut at a terminal and at the window's end (fewer steps there); 1 = one-step SAC.
     n_step: int = 1
@@ -147,6 +153,10 @@ class TrainerConfig:
         if self.hindsight_distance not in get_args(HindsightDistance):
             raise UserError(
                 f"hindsight_distance must be 'squared' or 'absolute', not {self.hindsight_distance!r}", 2
+            )
+        if self.hindsight_target not in get_args(HindsightTarget):
+            raise UserError(
+                f"hindsight_target must be 'direction' or 'bearing', not {self.hindsight_target!r}", 2
             )
         if not self.self_imitation >= 0.0:
             raise UserError(f"self_imitation must be 0 (off) or more, not {self.self_imitation}", 2)

@@ -170,6 +170,8 @@ class BotSettings(_Strict):
     # ... and its trigger label at this share of that weight (0: none)
     hindsight_trigger: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     hindsight_distance: Literal["squared", "absolute"] | None = None  # ... toward the labels' mean or median
+    # ... the steps before the aiming step toward the shot's direction or the enemy's bearing plus its offset
+    hindsight_target: Literal["direction", "bearing"] | None = None
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
@@ -207,6 +209,7 @@ class BotSettings(_Strict):
             "hindsight_steps": self.hindsight_steps,
             "hindsight_trigger": self.hindsight_trigger,
             "hindsight_distance": self.hindsight_distance,
+            "hindsight_target": self.hindsight_target,
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),

@@ -171,6 +171,7 @@ def train_ray(
             kickstart_filter=settings.kickstart_filter, self_imitation=settings.self_imitation,
             hindsight_aim=settings.hindsight_aim, hindsight_steps=settings.hindsight_steps,
             hindsight_trigger=settings.hindsight_trigger, hindsight_distance=settings.hindsight_distance,
+            hindsight_target=settings.hindsight_target,
             n_step=settings.n_step,
             target_entropy=target_entropy_for(settings.target_entropy, resumed),
         )
@@ -192,7 +193,7 @@ def train_ray(
         "kickstart_movement_from": settings.kickstart_movement_from,
         "self_imitation": settings.self_imitation, "hindsight_aim": settings.hindsight_aim,
         "hindsight_steps": settings.hindsight_steps, "hindsight_trigger": settings.hindsight_trigger,
-        "hindsight_distance": settings.hindsight_distance,
+        "hindsight_distance": settings.hindsight_distance, "hindsight_target": settings.hindsight_target,
         "noise_beta": settings.noise_beta,
         "gun_spread": settings.gun_spread,
         "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),

@@ -54,6 +54,7 @@ from sacbot.errors import UserError
 from sacbot.opponents.sampling import LeagueConfig
 
 if TYPE_CHECKING:
+    from sacbot.agent.hindsight import HindsightTarget
     from sacbot.agent.trainer_config import HindsightDistance
 
 TEACHER_NOISE = 0.3  # std of the noise on the teacher's actions while it leads (`teacher_lead`)
@@ -103,6 +104,7 @@ def train_fast(
     hindsight_steps: int | None = None,
     hindsight_trigger: float | None = None,
     hindsight_distance: HindsightDistance | None = None,
+    hindsight_target: HindsightTarget | None = None,
     n_step: int | None = None,
     target_entropy: float | None = None,
     noise_beta: float | None = None,
@@ -170,6 +172,7 @@ def train_fast(
         hindsight_steps,
         hindsight_trigger,
         hindsight_distance,
+        hindsight_target,
         n_step,
         target_entropy,
         noise_beta,
@@ -203,6 +206,7 @@ def train_fast(
         hindsight_steps = settings.hindsight_steps if hindsight_steps is None else hindsight_steps
         hindsight_trigger = settings.hindsight_trigger if hindsight_trigger is None else hindsight_trigger
         hindsight_distance = settings.hindsight_distance if hindsight_distance is None else hindsight_distance
+        hindsight_target = settings.hindsight_target if hindsight_target is None else hindsight_target
         n_step = settings.n_step if n_step is None else n_step
         noise_beta = settings.noise_beta if noise_beta is None else noise_beta
         gun_spread = settings.gun_spread if gun_spread is None else gun_spread
@@ -216,7 +220,7 @@ def train_fast(
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     assert kickstart_movement is not None and kickstart_movement_from is not None and noise_beta is not None
     assert gun_spread is not None and hindsight_aim is not None and hindsight_steps is not None
-    assert hindsight_trigger is not None and hindsight_distance is not None
+    assert hindsight_trigger is not None and hindsight_distance is not None and hindsight_target is not None
     if teacher_lead < 0:
         raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     if not (kickstart >= 0.0 and math.isfinite(kickstart)):
@@ -258,6 +262,7 @@ def train_fast(
             hindsight_steps=hindsight_steps,
             hindsight_trigger=hindsight_trigger,
             hindsight_distance=hindsight_distance,
+            hindsight_target=hindsight_target,
             n_step=n_step,
             target_entropy=target_entropy,
         )
@@ -297,6 +302,7 @@ def train_fast(
         "hindsight_steps": trainer.config.hindsight_steps,
         "hindsight_trigger": trainer.config.hindsight_trigger,
         "hindsight_distance": trainer.config.hindsight_distance,
+        "hindsight_target": trainer.config.hindsight_target,
         "n_step": n_step, "noise_beta": noise_beta,
         "gun_spread": gun_spread,
         "target_entropy": trainer.config.entropy_target(),
