@@ -349,6 +349,7 @@ def test_a_trainer_crash_ends_the_process_with_a_clear_error(
         ("SACBOT_HINDSIGHT_STEPS", "0"),
         ("SACBOT_HINDSIGHT_TRIGGER", "-1"),
         ("SACBOT_HINDSIGHT_DISTANCE", "cubic"),
+        ("SACBOT_HINDSIGHT_TARGET", "ahead"),
         ("SACBOT_FRESH_FRACTION", "1.5"),
     ],
 )
