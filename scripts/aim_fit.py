@@ -1,6 +1,6 @@
 """How near a run's aim is to the hindsight aim (docs/learning.md, "Hindsight aim").
 
-    python scripts/aim_fit.py RUN_FOLDER [OPPONENTS] [--rounds 20] [--modes]
+    python scripts/aim_fit.py RUN_FOLDER [OPPONENTS] [--rounds 20] [--modes] [--turns] [--targets 16]
 
 Plays `--rounds` in-process rounds of the run folder's `latest.zip` (its mean, as `sacbot eval` plays) against
 each of OPPONENTS (comma-separated; Orbiter,StopGo,Surfer by default), labels them as the trainer does
@@ -18,19 +18,27 @@ With `--turns` it also prints the gun turns themselves on those steps, signed th
 the enemy's sideways motion), in 4-degree bins from -20 to +20: the one played, the teacher's linear aim's
 and the label's. A gun that follows the enemy some way behind plays small turns where the teacher's asks
 for large ones, so these tell where the gun points from how far it turns.
+
+With `--targets M` it also labels the M steps before each shot as the trainer does with `hindsight_steps = M`,
+once per `hindsight_target` ("direction" and "bearing"), and prints how well simple aims predict those labels:
+the mean squared distance, in gun-entry units, of each from the labels: the gun entry played, no turn at all,
+the teacher's linear aim, the turn onto the enemy (head-on), and head-on plus the single offset along the
+enemy's sideways motion (whole degrees, -30 to 30) that fits best. Labels that no function of the state
+predicts better than no turn teach a squared loss to turn little.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+from typing import get_args
 
 import numpy as np
 import torch
-from shot_q import load_run, play  # this folder's: run as `python scripts/aim_fit.py`
+from shot_q import Round, load_run, play  # this folder's: run as `python scripts/aim_fit.py`
 
-from sacbot.agent.features import MAX_GUN_TURN_RATE
-from sacbot.agent.hindsight import hindsight_aim
+from sacbot.agent.features import MAX_GUN_TURN_RATE, STATE_DIM
+from sacbot.agent.hindsight import HindsightTarget, hindsight_aim
 from sacbot.agent.inference import FastActor
 from sacbot.agent.teacher import teacher_action
 
@@ -45,6 +53,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--modes", action="store_true", help="the labels about the linear aim too")
     parser.add_argument("--turns", action="store_true", help="the gun turns played, taught and labelled")
+    parser.add_argument("--targets", type=int, default=0, help="how well simple aims predict M-step labels")
     args = parser.parse_args()
     trainer = load_run(args.run)
     sizes = trainer.config.sizes
@@ -95,6 +104,34 @@ def main() -> None:
             counts, _ = np.histogram(np.clip(s, -20.0, 20.0 - 1e-6), bins=10, range=(-20.0, 20.0))
             print(f"{head} {what} gun turn, 4-degree bins from -20 (mean {s.mean():.1f}):")
             print(f"{head} {' '.join(str(c) for c in counts)}")
+        for target in get_args(HindsightTarget) if args.targets else ():
+            print(f"{head} {predictors(rounds, args.targets, target)}")
+
+
+def predictors(rounds: list[Round], steps: int, target: HindsightTarget) -> str:
+    """The mean squared distance of simple aims from the labels of `steps` steps before each shot."""
+    label, played, teacher, onto, side = [], [], [], [], []
+    for r in rounds:
+        labels = hindsight_aim(r.states, steps=steps, target=target)
+        at = np.flatnonzero(labels[:, 1])
+        state = r.states[at, :STATE_DIM]
+        bearing = (state[:, 2] + state[:, 13]) * 180.0
+        label.append(labels[at, 0])
+        played.append(np.clip(r.actions[at, 2], -1, 1))
+        teacher.append(teacher_action(torch.from_numpy(state)).numpy()[:, 2])
+        onto.append((bearing - state[:, 4] * 180.0 + 180.0) % 360.0 - 180.0)
+        side.append(np.sign(state[:, 15] * np.sin(np.deg2rad(state[:, 14] * 180.0 - bearing))))
+    g, a, t, h, d = (np.concatenate(x) for x in (label, played, teacher, onto, side))
+
+    def distance(aim: np.ndarray) -> float:
+        return float(np.mean((np.clip(aim, -1.0, 1.0) - g) ** 2))
+
+    fit, offset = min((distance((h + c * d) / MAX_GUN_TURN_RATE), c) for c in range(-30, 31))
+    return (
+        f"{steps} steps toward the {target}: {len(g)} labels, squared distance of played {distance(a):.3f},"
+        f" no turn {distance(np.zeros_like(g)):.3f}, teacher's {distance(t):.3f},"
+        f" head-on {distance(h / MAX_GUN_TURN_RATE):.3f}, head-on {offset:+d} degrees {fit:.3f}"
+    )
 
 
 if __name__ == "__main__":
