@@ -101,6 +101,12 @@ def test_the_bearing_target_points_each_step_at_the_enemy_plus_the_shots_offset(
     # At step 17 the enemy ran the other way about us: the offset is mirrored there (27 - 6 = 21 degrees).
     s[17, 14] = (bearing[17] - 90.0) / 180.0
     assert hindsight_aim(s, W, H, steps=3, target="bearing")[17, 0] == pytest.approx(1.0 / 20.0, abs=1e-4)
+    # The trainer's replay labels its rounds so (`hindsight_target`), and says so for a target it lacks.
+    config = TrainerConfig(sizes=SMALL, hindsight_aim=1.0, hindsight_steps=3, hindsight_target="bearing")
+    relabel = SacTrainer(config).replay.relabel
+    assert relabel is not None and relabel(s)[17, 0] == pytest.approx(1.0 / 20.0, abs=1e-4)
+    with pytest.raises(UserError, match="hindsight_target must be 'direction' or 'bearing'"):
+        TrainerConfig(hindsight_target="ahead")  # type: ignore[arg-type]
 
 
 def test_no_label_where_nothing_says_where_the_shot_should_have_gone() -> None:
