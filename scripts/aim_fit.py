@@ -23,8 +23,8 @@ With `--targets M` it also labels the M steps before each shot as the trainer do
 once per `hindsight_target` ("direction" and "bearing"), and prints how well simple aims predict those labels:
 the mean squared distance, in gun-entry units, of each from the labels: the gun entry played, no turn at all,
 the teacher's linear aim, the turn onto the enemy (head-on), and head-on plus the single offset along the
-enemy's sideways motion (whole degrees, -30 to 30) that fits best. Labels that no function of the state
-predicts better than no turn teach a squared loss to turn little.
+enemy's sideways motion (whole degrees, -30 to 30) that fits best. Where none of these lies much nearer the
+labels than no turn, a squared loss has little but their centre, a small turn, to learn.
 """
 
 from __future__ import annotations
