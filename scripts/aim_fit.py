@@ -78,9 +78,7 @@ def main() -> None:
             taught.append(np.abs(teacher - labels[steps, 0]) * MAX_GUN_TURN_RATE)
             half = np.degrees(np.arctan2(18.0, np.maximum(state[:, 12] * DIAGONAL, 1.0)))
             within.append(err < half)
-            # The enemy's sideways speed: + when its bearing from us grows (counter-clockwise).
-            bearing = (state[:, 2] + state[:, 13]) * math.pi
-            sideways = state[:, 15] * np.sin(state[:, 14] * math.pi - bearing)
+            _, sideways = enemy_frame(state)
             moving = np.abs(sideways) > 1e-3
             side = MAX_GUN_TURN_RATE * np.sign(sideways)
             signed.append(((labels[steps, 0] - teacher) * side)[moving])
@@ -108,6 +106,13 @@ def main() -> None:
             print(f"{head} {predictors(rounds, args.targets, target)}")
 
 
+def enemy_frame(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The enemy's bearing from us in degrees, and its sideways speed (+ when that bearing grows,
+    counter-clockwise), for states (N, >= 17)."""
+    bearing = (state[:, 2] + state[:, 13]) * 180.0
+    return bearing, state[:, 15] * np.sin(np.deg2rad(state[:, 14] * 180.0 - bearing))
+
+
 def predictors(rounds: list[Round], steps: int, target: HindsightTarget) -> str:
     """The mean squared distance of simple aims from the labels of `steps` steps before each shot."""
     label, played, teacher, onto, side = [], [], [], [], []
@@ -115,12 +120,12 @@ def predictors(rounds: list[Round], steps: int, target: HindsightTarget) -> str:
         labels = hindsight_aim(r.states, steps=steps, target=target)
         at = np.flatnonzero(labels[:, 1])
         state = r.states[at, :STATE_DIM]
-        bearing = (state[:, 2] + state[:, 13]) * 180.0
+        bearing, sideways = enemy_frame(state)
         label.append(labels[at, 0])
         played.append(np.clip(r.actions[at, 2], -1, 1))
         teacher.append(teacher_action(torch.from_numpy(state)).numpy()[:, 2])
         onto.append((bearing - state[:, 4] * 180.0 + 180.0) % 360.0 - 180.0)
-        side.append(np.sign(state[:, 15] * np.sin(np.deg2rad(state[:, 14] * 180.0 - bearing))))
+        side.append(np.sign(sideways))
     g, a, t, h, d = (np.concatenate(x) for x in (label, played, teacher, onto, side))
 
     def distance(aim: np.ndarray) -> float:

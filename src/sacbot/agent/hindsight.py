@@ -105,7 +105,8 @@ def hindsight_aim(
     seen = ~np.all(s[:, 12:17] == np.asarray(UNSEEN_ENEMY), axis=1)
     last = np.maximum.accumulate(np.where(seen, np.arange(t_len + 1), -1))  # the last seen state, or -1
     known = last >= 0
-    ex, ey = ex[np.maximum(last, 0)], ey[np.maximum(last, 0)]
+    held = np.maximum(last, 0)  # each step's last seen state (the first where none is yet)
+    ex, ey = ex[held], ey[held]
 
     # Gun: the shots a_t, t in 1..T-1 (a cool gun in s_t, a hot one in s_{t+1}), at their own power.
     shots = np.flatnonzero((heat[1:t_len] <= 0.0) & (heat[2:] > 0.0)) + 1
@@ -115,15 +116,15 @@ def hindsight_aim(
         shots, direction = shots[has], direction[has]
         if target == "bearing":  # the enemy's (last seen) bearing and sideways sense at every step
             bearing = np.degrees(np.arctan2(ey - y, ex - x))
-            at = np.maximum(last, 0)
-            sideways = np.sign(s[at, 15] * np.sin(np.deg2rad(s[at, 14] * 180.0 - bearing)))
+            sideways = np.sign(s[held, 15] * np.sin(np.deg2rad(s[held, 14] * 180.0 - bearing)))
             offset = (direction - bearing[shots - 1] + 180.0) % 360.0 - 180.0
+            aim_side = sideways[shots - 1]  # ... at each shot's aiming step
         for lead in range(steps, 0, -1):  # the nearest steps last: they overwrite a later shot's far ones
             ok = shots - lead >= 0
             aim = shots[ok] - lead
             point = direction[ok]
             if target == "bearing":
-                flip = np.where(sideways[aim] * sideways[shots[ok] - 1] < 0.0, -1.0, 1.0)
+                flip = np.where(sideways[aim] * aim_side[ok] < 0.0, -1.0, 1.0)
                 point = bearing[aim] + flip * offset[ok]
             turn = (point - s[aim, 4] * 180.0 + 180.0) % 360.0 - 180.0
             out[aim, 0] = np.clip(turn / MAX_GUN_TURN_RATE, -1.0, 1.0)
