@@ -121,6 +121,9 @@ class SacbotSettings(BaseSettings):
     # Opt-in: the critics alone also read where our bullets in flight are (`NetworkSizes.bullet_inputs`);
     # None as above.
     bullet_inputs: bool | None = None
+    # Opt-in: the actor's gun entry is where the gun points, an offset from the enemy's bearing, not a turn
+    # (`NetworkSizes.gun_offset`); None: what the checkpoint was built with (off for a fresh start).
+    gun_offset: bool | None = None
     # Opt-in: the policy's bound on log std per action entry before tanh (`NetworkSizes.log_std_max`, 2.0 by
     # default); None: what the checkpoint was trained with. A lower bound keeps sampled play near the mean.
     log_std_max: float | None = Field(None, ge=-5.0, le=2.0, allow_inf_nan=False)

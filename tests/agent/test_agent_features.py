@@ -263,6 +263,24 @@ def test_action_mapping_is_complete() -> None:
     assert F.action_to_intent(np.array([5, -5, 9, 9]), "spin", m).turn_rate == pytest.approx(10.0)
 
 
+def test_with_the_gun_offset_the_gun_entry_is_where_the_gun_points_from_the_enemys_bearing() -> None:
+    m = F.RoundMemory(arena_width=W, arena_height=H, my_id=ME, gun_offset=True)
+    # Before the first scan there is no bearing: the entry is a turn, as without the offset.
+    F.observe(tick(state(gun_direction=50.0)), m)
+    assert F.action_to_intent(np.array([0, 0, 0.25, 0]), "spin", m).gun_turn_rate == pytest.approx(5.0)
+    # The enemy due north (bearing 90), the gun at 80: entry 0 turns onto the bearing, 0.2 onto 90 + 9.
+    F.observe(tick(state(gun_direction=80.0), [scan(400.0, 500.0)]), m)
+    assert F.action_to_intent(np.zeros(4), "spin", m).gun_turn_rate == pytest.approx(10.0)
+    assert F.action_to_intent(np.array([0, 0, 0.2, 0]), "spin", m).gun_turn_rate == pytest.approx(19.0)
+    assert F.action_to_intent(np.array([0, 0, -0.2, 0]), "spin", m).gun_turn_rate == pytest.approx(1.0)
+    # Farther than a turn reaches: 20 degrees a turn, the short way round (across +-180 too).
+    assert F.action_to_intent(np.array([0, 0, 1.0, 0]), "spin", m).gun_turn_rate == pytest.approx(20.0)
+    F.observe(tick(state(gun_direction=100.0), [scan(400.0, 500.0)], turn=6), m)
+    assert F.action_to_intent(np.array([0, 0, -1.0, 0]), "spin", m).gun_turn_rate == pytest.approx(-20.0)
+    F.observe(tick(state(gun_direction=-170.0), [scan(300.0, 310.0)], turn=7), m)  # bearing about 174
+    assert F.action_to_intent(np.zeros(4), "spin", m).gun_turn_rate == pytest.approx(-16.0, abs=0.3)
+
+
 def test_radar_lock_turns_toward_last_scan() -> None:
     m = memory()
     # enemy due north; radar points east: lock turns left (positive), at most 45

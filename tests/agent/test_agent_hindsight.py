@@ -109,6 +109,29 @@ def test_the_bearing_target_points_each_step_at_the_enemy_plus_the_shots_offset(
         TrainerConfig(hindsight_target="ahead")  # type: ignore[arg-type]
 
 
+def test_with_the_gun_offset_the_labels_are_offsets_from_each_steps_bearing() -> None:
+    # The round of the test above: the bullet finds the enemy at 35 degrees; its bearing was 27, 28 and 29
+    # at steps 17-19, and 6 degrees behind the shot at the aiming step.
+    s = still_round(60, shot=20, gun=20.0)
+    bearing = np.where(np.arange(61) < 20, 10.0 + np.arange(61), 35.0)
+    s[:, 13] = bearing / 180.0
+    s[:20, 14], s[:20, 15] = (bearing[:20] + 90.0) / 180.0, 0.5
+    toward_shot = hindsight_aim(s, W, H, steps=3, gun_offset=True)
+    assert np.flatnonzero(toward_shot[:, 1]).tolist() == [17, 18, 19]
+    assert toward_shot[17:20, 0] == pytest.approx([8.0 / 45.0, 7.0 / 45.0, 6.0 / 45.0], abs=1e-4)
+    s[17, 14] = (bearing[17] - 90.0) / 180.0  # at step 17 the enemy ran the other way about us
+    labels = hindsight_aim(s, W, H, steps=3, target="bearing", gun_offset=True)
+    assert labels[17:20, 0] == pytest.approx([-6.0 / 45.0, 6.0 / 45.0, 6.0 / 45.0], abs=1e-4)
+    # Where no enemy was seen yet there is no bearing: the label stays the turn (the action's meaning there).
+    s[18, 12:17] = UNSEEN_ENEMY
+    assert hindsight_aim(s, W, H, steps=3, gun_offset=True)[18, 0] == pytest.approx(15.0 / 20.0, abs=1e-4)
+    # The trainer's replay labels its rounds in the gun entry's meaning of its networks.
+    sizes = NetworkSizes(hidden=32, gun_offset=True)
+    config = TrainerConfig(sizes=sizes, hindsight_aim=1.0, hindsight_steps=3, hindsight_target="bearing")
+    relabel = SacTrainer(config).replay.relabel
+    assert relabel is not None and relabel(s)[17, 0] == pytest.approx(-6.0 / 45.0, abs=1e-4)
+
+
 def test_no_label_where_nothing_says_where_the_shot_should_have_gone() -> None:
     # The round ends before a power-2 bullet (14 a turn) covers the 300 units: 20 turns after the shot.
     assert not hindsight_aim(still_round(22, shot=5), W, H)[:, 1].any()

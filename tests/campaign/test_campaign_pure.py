@@ -87,6 +87,7 @@ angle_inputs = true
 energy_inputs = true
 wave_inputs = true
 bullet_inputs = true
+gun_offset = true
 log_std_max = 0.0
 target_entropy = -8.0
 behaviour_log_std_min = -1.5
@@ -116,6 +117,7 @@ eval_actions = "speed"
         "SACBOT_ENERGY_INPUTS": "1",
         "SACBOT_WAVE_INPUTS": "1",
         "SACBOT_BULLET_INPUTS": "1",
+        "SACBOT_GUN_OFFSET": "1",
         "SACBOT_LOG_STD_MAX": "0.0",
         "SACBOT_TARGET_ENTROPY": "-8.0",
         "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-1.5",

@@ -48,7 +48,12 @@ class RecordingSnapshot(FrozenActorBot):
     def on_game_started(self, event: GameStartedEventForBot) -> None:
         super().on_game_started(event)
         setup = event.game_setup
-        self.ref_memory = RoundMemory(float(setup.arena_width), float(setup.arena_height), event.my_id)
+        self.ref_memory = RoundMemory(
+            float(setup.arena_width),
+            float(setup.arena_height),
+            event.my_id,
+            gun_offset=self.reference.sizes.gun_offset,  # the gun entry read as the learner reads it
+        )
 
     def on_tick(self, tick: TickEventForBot) -> BotIntent:
         memory = self.ref_memory
@@ -65,12 +70,12 @@ class RecordingSnapshot(FrozenActorBot):
         return got
 
 
-@pytest.mark.parametrize("waves", [False, True])
-def test_a_frozen_snapshot_plays_the_learners_deterministic_policy(trainer: SacTrainer, waves: bool) -> None:
+@pytest.mark.parametrize("extra", ["", "wave_inputs", "gun_offset"])
+def test_a_frozen_snapshot_plays_the_learners_deterministic_policy(trainer: SacTrainer, extra: str) -> None:
     """A snapshot acts as the learner would on its ticks, with the wave inputs too when its networks read
-    them."""
-    if waves:
-        sizes = NetworkSizes(wave_inputs=True)
+    them, and its gun entry read as an offset from the enemy's bearing when they were trained so."""
+    if extra:
+        sizes = NetworkSizes(wave_inputs=extra == "wave_inputs", gun_offset=extra == "gun_offset")
         trainer = SacTrainer(TrainerConfig(sizes=sizes, device="cpu", seed=3))
     sizes = trainer.config.sizes
     arrays = trainer.actor_arrays()

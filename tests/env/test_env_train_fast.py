@@ -168,6 +168,40 @@ def test_train_fast_with_wave_inputs_stores_them_and_resumes_with_them(
     assert (meta := read_meta(latest_path(out))) is not None and meta.network_sizes["wave_inputs"] is True
 
 
+def test_train_fast_with_the_gun_offset_lets_the_teacher_lead_in_its_terms_and_resumes_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SACBOT_GUN_OFFSET=1 (a campaign's [bot] gun_offset): the networks' gun entry is an offset from the
+    enemy's bearing, the teacher's led steps are stored in those terms, the checkpoint records it and a resume
+    without the setting keeps it."""
+    import torch
+
+    from sacbot.agent.sizes import NetworkSizes
+    from sacbot.agent.teacher import teacher_action
+    from sacbot.checkpoint.replay_file import load_replay
+
+    monkeypatch.setenv("SACBOT_GUN_OFFSET", "1")
+    out = tmp_path / "weights"
+    said: list[str] = []
+    train_fast("Walls", out, steps=600, envs=2, seed=3, updates_per_step=0.2, warmup_steps=200, max_turns=300,
+               replay_keep=10_000, teacher_lead=600, log=said.append)  # fmt: skip
+    assert "gun offset on: the actor's gun entry is where the gun points from the enemy's bearing" in said
+    meta = read_meta(latest_path(out))
+    assert meta is not None and meta.network_sizes["gun_offset"] is True and meta.extra["gun_offset"] is True
+    sizes = NetworkSizes(gun_offset=True)
+    replay = load_replay(out / "replay.npz", sizes.stored_dim, sizes.action_dim, sizes.hidden)
+    states = torch.from_numpy(replay["obs"])  # each step's state, beside its action
+    seen = replay["obs"][:, 12] < 1.0  # an enemy seen (before it the teacher spins its gun either way)
+    gun = replay["action"][:, 2]
+    offset = teacher_action(states, gun_offset=True)[:, 2].numpy()
+    turn = teacher_action(states)[:, 2].numpy()
+    # The led steps' gun entries lie about the noise (std 0.3) from the teacher's offsets, not its turns.
+    assert np.mean((gun - offset)[seen] ** 2) < 0.15 < np.mean((gun - turn)[seen] ** 2)
+    monkeypatch.delenv("SACBOT_GUN_OFFSET")
+    train_fast("Walls", out, steps=100, envs=2, seed=3, updates_per_step=0.2, warmup_steps=0, max_turns=300)
+    assert (meta := read_meta(latest_path(out))) is not None and meta.network_sizes["gun_offset"] is True
+
+
 def test_train_fast_plays_with_coloured_noise_when_the_setting_says(tmp_path: Path) -> None:
     """A fresh actor (spread ~1 before tanh, no updates): the replay's actions drift as the noise's colour
     says, and the checkpoint records it."""

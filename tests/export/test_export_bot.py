@@ -107,8 +107,8 @@ def installed(exported: Path) -> Path:
 class RecordingFeatures(AgentFeatures):
     """play's feature object, keeping every state, reward and action it handled."""
 
-    def __init__(self, radar_mode: Any, wave_inputs: bool = False) -> None:
-        super().__init__(radar_mode, wave_inputs=wave_inputs)
+    def __init__(self, radar_mode: Any, wave_inputs: bool = False, gun_offset: bool = False) -> None:
+        super().__init__(radar_mode, wave_inputs=wave_inputs, gun_offset=gun_offset)
         self.states: list[np.ndarray] = []
         self.rewards: list[float] = []
         self.actions: list[np.ndarray] = []
@@ -139,7 +139,7 @@ def play_eval_policy(
     radar_mode, _ = radar_mode_for(None, start.meta)
     wanted = actor_specs(sac.array_specs())
     frozen = make_fast_actor({k: v for k, v in start.arrays.items() if k in wanted}, sac.config.sizes)
-    features = RecordingFeatures(radar_mode, sac.config.sizes.wave_inputs)
+    features = RecordingFeatures(radar_mode, sac.config.sizes.wave_inputs, sac.config.sizes.gun_offset)
     return RealtimePolicy(features, lambda: frozen, None, None, actions="mean"), features
 
 
@@ -393,6 +393,27 @@ def test_an_export_with_wave_inputs_sees_and_acts_as_play_eval(tmp_path: Path) -
     assert states.shape[1] == 29 and np.count_nonzero(states[:, 17]) > 0  # waves reached the enemy
     np.testing.assert_allclose([r["state"] for r in rows], states, rtol=0, atol=1e-6)
     np.testing.assert_allclose([r["action"] for r in rows], np.stack(seen.actions), rtol=0, atol=1e-5)
+
+
+def test_an_export_with_the_gun_offset_turns_its_gun_as_play_eval(tmp_path: Path) -> None:
+    """A checkpoint whose gun entry is an offset from the enemy's bearing (`NetworkSizes.gun_offset`) is
+    exported so: the exported bot turns its gun as play's eval does, toward the enemy, not at a fixed rate."""
+    sizes = NetworkSizes(gun_offset=True)
+    path = tmp_path / "offset.zip"
+    trainer = SacTrainer(TrainerConfig(sizes=sizes, seed=11, device="cpu", replay_capacity=64))
+    with torch.no_grad():
+        trainer.actor.mu.weight.zero_()  # a constant action: drive, turn, aim 4.5 degrees ahead, fire
+        trainer.actor.mu.bias.copy_(torch.tensor([0.2, 0.8, 0.1, 1.5]))
+    save_trainer(path, trainer, extra={"radar_mode": "lock"})
+    folder = export_bot(path, NAME, tmp_path / "bots").folder
+    assert json.loads((folder / DESCRIPTION_FILE).read_text())["network_sizes"]["gun_offset"] is True
+    policy, _ = play_eval_policy(path, sizes)
+    messages, recorder = record_game(policy, tmp_path)
+    rows = exported_run(folder, messages, tmp_path, dict(os.environ))["rows"]
+    got = [r["intent"]["gunTurnRate"] for r in rows]
+    assert got == pytest.approx([i.gun_turn_rate for i in recorder.intents], abs=1e-4)
+    # The same entry every turn (a turn entry would turn 2 degrees a turn), yet the gun follows the bearing.
+    assert len(set(np.round(got, 3))) > 20
 
 
 def test_a_speed_export_draws_its_speed_and_plays_the_mean_elsewhere(

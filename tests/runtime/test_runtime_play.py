@@ -207,7 +207,12 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     """The networks' input width comes from the checkpoint: no setting needed to play what train-fast made."""
     weights = tmp_path / "weights"
     sizes = NetworkSizes(
-        angle_inputs=True, energy_inputs=True, wave_inputs=True, bullet_inputs=True, log_std_max=-1.0
+        angle_inputs=True,
+        energy_inputs=True,
+        wave_inputs=True,
+        bullet_inputs=True,
+        gun_offset=True,
+        log_std_max=-1.0,
     )
     save_best(weights, TrainerConfig(sizes=sizes, seed=3, device="cpu"))
     extra = {
@@ -228,6 +233,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     assert "bullet inputs on: the critics also read where our bullets in flight are" in log
     assert "wave inputs on: the networks also read where the enemy was when our past shots reached it" in log
     assert "log std bound -1: sampled actions stay nearer the mean" in log
+    assert "gun offset on: the actor's gun entry is where the gun points from the enemy's bearing" in log
     assert "behaviour spread: play draws each action entry with log std at least -0.5" in log
     assert "self-imitation 2: toward replay actions the critics rate higher" in log
     assert "fresh rounds: 0.5 of each batch from this run's rounds, not the kept replay" in log
@@ -242,6 +248,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
     assert meta.network_sizes["bullet_inputs"] is True and meta.network_sizes["wave_inputs"] is True
     assert meta.network_sizes["log_std_max"] == -1.0  # the policy's std bound goes on with it too
+    assert meta.network_sizes["gun_offset"] is True  # and the gun entry's meaning
     # The kept replay holds each state with the wave inputs and the critics' bullet inputs after it, from
     # real ticks: the bot fired, and its shots' waves reached the enemy.
     replay = load_replay(weights / "replay.npz", sizes.stored_dim, sizes.action_dim, sizes.hidden)
@@ -350,6 +357,7 @@ def test_a_trainer_crash_ends_the_process_with_a_clear_error(
         ("SACBOT_HINDSIGHT_TRIGGER", "-1"),
         ("SACBOT_HINDSIGHT_DISTANCE", "cubic"),
         ("SACBOT_HINDSIGHT_TARGET", "ahead"),
+        ("SACBOT_GUN_OFFSET", "sideways"),
         ("SACBOT_FRESH_FRACTION", "1.5"),
     ],
 )

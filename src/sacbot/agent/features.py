@@ -22,6 +22,9 @@ independently of the body (adjust flags on), so each action entry moves one part
 action space: radar_mode "spin" turns it 45 deg/turn (the maximum) all round; "lock" turns it toward the
 last scan with an overshoot of the enemy's angular width (falling back to spinning when no scan is fresh).
 Fire assist is off: the gun fires where the policy aims it.
+Opt-in gun offset (`RoundMemory.gun_offset`, `NetworkSizes.gun_offset`): a2 is where the gun should point
+instead of how it turns, a2*45 degrees (`GUN_OFFSET_RANGE`) from the remembered enemy's bearing; the gun
+turns toward that at up to 20 deg/turn. Before the first scan (no bearing) a2 stays a turn, a2*20.
 
 Reward R_t = damage our bullets dealt (BulletHitBotEvent.damage) - damage bullets dealt us - 5 per wall impact
 (BotHitWallEvent) - 0.1*power per missed shot (BulletHitWallEvent of our bullet) + 20 on WonRoundEvent - 10
@@ -65,6 +68,9 @@ ACTION_DIM = 4
 MAX_TURN_RATE = 10.0
 MAX_SPEED = 8.0
 MAX_GUN_TURN_RATE = 20.0
+# The gun entry's reach with the gun offset on: +-45 degrees from the enemy's bearing, about the widest a
+# power-3 bullet (11 units a turn) needs against a bot at 8 (asin(8 / 11) = 47 degrees).
+GUN_OFFSET_RANGE = 45.0
 MAX_RADAR_TURN_RATE = 45.0
 MAX_FIREPOWER = 3.0
 FIRE_THRESHOLD = 0.1
@@ -121,10 +127,12 @@ class RoundMemory:
     y: float = 0.0
     direction: float = 0.0
     radar_direction: float = 0.0
+    gun_direction: float = 0.0
     radar_sign: float = 1.0
     outcome: int = 0  # +1 won, -1 lost, 0 open: the terminal reward is counted once
     aim_shaping: float = 0.0  # k of the opt-in aim shaping (module docstring); 0 = off
     close_shaping: float = 0.0  # k of the opt-in closing-in shaping (module docstring); 0 = off
+    gun_offset: bool = False  # the gun entry an offset from the enemy's bearing (module docstring)
     potential: float = 0.0  # Phi of the last rewarded tick (the shapings' sum)
     diagonal: float = field(init=False, default=1.0)
     # The wave inputs' record (`wave_inputs`): the waves of our shots in flight (origin x and y, the turn
@@ -171,11 +179,12 @@ class RoundMemory:
 def update_memory(tick: Any, memory: RoundMemory) -> None:
     """Take this tick's scans and deaths into the memory, and our own pose."""
     st = tick.bot_state
-    memory.x, memory.y, memory.direction, memory.radar_direction = (
+    memory.x, memory.y, memory.direction, memory.radar_direction, memory.gun_direction = (
         st.x,
         st.y,
         st.direction,
         st.radar_direction,
+        st.gun_direction,
     )
     memory.turn = tick.turn_number
     best = None
@@ -564,7 +573,8 @@ def radar_turn(radar_mode: RadarMode, memory: RoundMemory) -> float:
 
 
 def action_to_intent(action: Any, radar_mode: RadarMode, memory: RoundMemory) -> BotIntent:
-    """A complete BotIntent (every numeric field and flag set) from an action in [-1, 1]^4."""
+    """A complete BotIntent (every numeric field and flag set) from an action in [-1, 1]^4 (the gun entry an
+    offset from the remembered enemy's bearing where `memory.gun_offset` is on and an enemy was seen)."""
     vals = action.tolist() if hasattr(action, "tolist") else list(action)  # plain floats, fast
     a0, a1, a2, a3 = vals[0], vals[1], vals[2], vals[3]  # clipped as _clip1 does, in-range case first
     a0 = a0 if -1.0 <= a0 <= 1.0 else _clip1(a0)
@@ -572,10 +582,16 @@ def action_to_intent(action: Any, radar_mode: RadarMode, memory: RoundMemory) ->
     a2 = a2 if -1.0 <= a2 <= 1.0 else _clip1(a2)
     a3 = a3 if -1.0 <= a3 <= 1.0 else _clip1(a3)
     power = a3 * MAX_FIREPOWER if a3 > 0.0 else 0.0
+    if memory.gun_offset and memory.seen:
+        bearing = math.degrees(math.atan2(memory.enemy_y - memory.y, memory.enemy_x - memory.x))
+        gun_turn = wrap_deg(bearing + a2 * GUN_OFFSET_RANGE - memory.gun_direction)
+        gun_turn = max(-MAX_GUN_TURN_RATE, min(MAX_GUN_TURN_RATE, gun_turn))
+    else:
+        gun_turn = a2 * MAX_GUN_TURN_RATE
     return BotIntent(
         turn_rate=a0 * MAX_TURN_RATE,
         target_speed=a1 * MAX_SPEED,
-        gun_turn_rate=a2 * MAX_GUN_TURN_RATE,
+        gun_turn_rate=gun_turn,
         radar_turn_rate=radar_turn(radar_mode, memory),
         firepower=power if power > FIRE_THRESHOLD else 0.0,
         adjust_gun_for_body_turn=True,

@@ -15,7 +15,10 @@ follow (`LABEL_DIM` = 4 numbers a step: gun target, gun weight, fire target, fir
   bearing at that step plus the shot's offset from the enemy's bearing at the aiming step, mirrored where the
   enemy's sideways motion then ran the other way (a GuessFactor's sense: where to point relative to the
   enemy, which a step 16 turns before the shot can know, rather than where the enemy will be then, which it
-  cannot). At the aiming step the two are the same.
+  cannot). At the aiming step the two are the same. With `gun_offset` (`NetworkSizes.gun_offset`: the gun
+  entry is where the gun points, not how it turns) each label is that point's offset from the enemy's
+  bearing at its step instead, clip(wrap(point - bearing) / 45, -1, 1), and stays the turn where no enemy
+  was seen yet (the action's meaning there).
 - Fire: at every step u whose gun is cool, for a bullet of the teacher's power there (by distance and energy,
   `sacbot.agent.teacher`): the teacher's fire entry against that bullet's hit direction instead of its own
   aim (`teacher.fire_entry`): power / 3 where the gun of s_u pointed within the enemy's half-width (18 units)
@@ -40,7 +43,14 @@ from typing import Literal
 import numpy as np
 import torch
 
-from sacbot.agent.features import BOT_DIAMETER, MAX_GUN_HEAT, MAX_GUN_TURN_RATE, STATE_DIM, UNSEEN_ENEMY
+from sacbot.agent.features import (
+    BOT_DIAMETER,
+    GUN_OFFSET_RANGE,
+    MAX_GUN_HEAT,
+    MAX_GUN_TURN_RATE,
+    STATE_DIM,
+    UNSEEN_ENEMY,
+)
 from sacbot.agent.teacher import fire_entry, teacher_action
 
 # What the gun labels before the aiming step point at (`hindsight_aim(target=...)`, the module docstring).
@@ -85,13 +95,15 @@ def hindsight_aim(
     arena_height: float = 600.0,
     steps: int = 1,
     target: HindsightTarget = "direction",
+    gun_offset: bool = False,
 ) -> np.ndarray:
     """(T, LABEL_DIM) float32 for one round's states s_0..s_T (obs (T+1, >= 17)): per step, the gun entry's
     hindsight target and weight (1 at the aiming step before each shot that has one, 0 elsewhere) and the
     fire entry's (1 on each cool-gun step that has one). With `steps` > 1 the `steps` steps before each shot
     carry a gun label, each with the turn from its own gun heading toward the point `target` names (the
     shot's direction, or the enemy's bearing then plus the shot's offset from it); a step before two shots
-    takes the nearer one's."""
+    takes the nearer one's. `gun_offset`: the gun labels as offsets from the enemy's bearing at their step
+    (the gun entry's meaning with `NetworkSizes.gun_offset`) where it was seen."""
     t_len = len(obs) - 1
     out = np.zeros((max(t_len, 0), LABEL_DIM), np.float32)
     if t_len < 1:
@@ -114,8 +126,8 @@ def hindsight_aim(
         power = (heat[shots + 1] * MAX_GUN_HEAT - 1.0) * 5.0
         has, direction, _ = _hit_directions(x, y, ex, ey, known, shots, 20.0 - 3.0 * power)
         shots, direction = shots[has], direction[has]
-        if target == "bearing":  # the enemy's (last seen) bearing and sideways sense at every step
-            bearing = np.degrees(np.arctan2(ey - y, ex - x))
+        bearing = np.degrees(np.arctan2(ey - y, ex - x))  # the enemy's (last seen) bearing at every step
+        if target == "bearing":  # ... and its sideways sense
             sideways = np.sign(s[held, 15] * np.sin(np.deg2rad(s[held, 14] * 180.0 - bearing)))
             offset = (direction - bearing[shots - 1] + 180.0) % 360.0 - 180.0
             aim_side = sideways[shots - 1]  # ... at each shot's aiming step
@@ -126,8 +138,11 @@ def hindsight_aim(
             if target == "bearing":
                 flip = np.where(sideways[aim] * aim_side[ok] < 0.0, -1.0, 1.0)
                 point = bearing[aim] + flip * offset[ok]
-            turn = (point - s[aim, 4] * 180.0 + 180.0) % 360.0 - 180.0
-            out[aim, 0] = np.clip(turn / MAX_GUN_TURN_RATE, -1.0, 1.0)
+            label = np.clip(((point - s[aim, 4] * 180.0 + 180.0) % 360.0 - 180.0) / MAX_GUN_TURN_RATE, -1, 1)
+            if gun_offset:  # the point's offset from the bearing, where there is one
+                off = np.clip(((point - bearing[aim] + 180.0) % 360.0 - 180.0) / GUN_OFFSET_RANGE, -1, 1)
+                label = np.where(seen[aim], off, label)
+            out[aim, 0] = label
             out[aim, 1] = 1.0
 
     # Fire: every cool-gun step, for a bullet of the teacher's power from there.

@@ -47,6 +47,10 @@ class NetworkSizes:
     # our past shots this game reached it (`sacbot.agent.features.wave_inputs`), stored after each state:
     # what tells a dodger from a regular mover, which the state of one turn does not.
     wave_inputs: bool = False
+    # Opt-in: the actor's gun entry is where the gun points, an offset from the enemy's bearing, rather than
+    # how it turns (`sacbot.agent.features.GUN_OFFSET_RANGE`): what the action means, so it travels with the
+    # networks. No input changes.
+    gun_offset: bool = False
 
     @property
     def observed_dim(self) -> int:

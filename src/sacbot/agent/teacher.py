@@ -27,7 +27,14 @@ import math
 import torch
 from torch import Tensor
 
-from sacbot.agent.features import BOT_DIAMETER, FULL_ENERGY, MAX_SPEED, UNSEEN_ENEMY
+from sacbot.agent.features import (
+    BOT_DIAMETER,
+    FULL_ENERGY,
+    GUN_OFFSET_RANGE,
+    MAX_GUN_TURN_RATE,
+    MAX_SPEED,
+    UNSEEN_ENEMY,
+)
 
 PREFERRED_DISTANCE = 200.0
 WALL_MARGIN = 60.0
@@ -50,11 +57,16 @@ def fire_entry(power: Tensor, off: Tensor, tolerance: Tensor) -> Tensor:
 
 
 def teacher_action(
-    obs: Tensor, arena_width: float = 800.0, arena_height: float = 600.0, aimed_fire: bool = True
+    obs: Tensor,
+    arena_width: float = 800.0,
+    arena_height: float = 600.0,
+    aimed_fire: bool = True,
+    gun_offset: bool = False,
 ) -> Tensor:
     """The teacher's action for each state of `obs` (..., 17): a tensor (..., 4) in [-1, 1]. `aimed_fire`
     False: the fire entry asks for the power wherever the gun points (for a gun that follows another aim,
-    the trainer's hindsight aim), not only near the teacher's own aim."""
+    the trainer's hindsight aim), not only near the teacher's own aim. `gun_offset`: the gun entry as the
+    aim's offset from the enemy's bearing (`NetworkSizes.gun_offset`) instead of the turn onto it."""
     w, h = arena_width, arena_height
     diagonal = math.hypot(w, h)
     x, y = obs[..., 0] * w, obs[..., 1] * h
@@ -86,7 +98,10 @@ def teacher_action(
     gun_error = _wrap(aim - gun)
     tolerance = torch.atan2(torch.full_like(dist, half), torch.clamp(torch.hypot(px - x, py - y), min=1.0))
     a_fire = fire_entry(power, gun_error, tolerance) if aimed_fire else power / 3.0  # a hot gun ignores it
-    a_gun = torch.clamp(torch.rad2deg(gun_error) / 20.0, -1.0, 1.0)
+    if gun_offset:
+        a_gun = torch.clamp(torch.rad2deg(_wrap(aim - bearing)) / GUN_OFFSET_RANGE, -1.0, 1.0)
+    else:
+        a_gun = torch.clamp(torch.rad2deg(gun_error) / MAX_GUN_TURN_RATE, -1.0, 1.0)
 
     # Body: across the line to the enemy, tilted toward the preferred distance, reversing before walls.
     tilt = torch.clamp((dist - PREFERRED_DISTANCE) / PREFERRED_DISTANCE, -0.5, 0.5) * (math.pi / 4.0)

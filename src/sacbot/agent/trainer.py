@@ -135,6 +135,7 @@ class SacTrainer:
                 arena_height=cfg.arena_height,
                 steps=cfg.hindsight_steps,
                 target=cfg.hindsight_target,
+                gun_offset=sz.gun_offset,
             )
         self.replay = replay or SequenceReplay(
             cfg.replay_capacity,
@@ -302,7 +303,9 @@ class SacTrainer:
         if kick_on:
             keep = None
             with torch.no_grad():  # with hindsight aim the gun is not on the teacher's aim: fire regardless
-                taught = teacher_action(states, cfg.arena_width, cfg.arena_height, cfg.hindsight_aim == 0.0)
+                taught = teacher_action(
+                    states, cfg.arena_width, cfg.arena_height, cfg.hindsight_aim == 0.0, cfg.sizes.gun_offset
+                )
             if cfg.kickstart_filter:  # the Q-filter: imitate where the critics prefer the teacher's action
                 assert q_own is not None
                 with torch.no_grad():

@@ -177,6 +177,7 @@ class BotSettings(_Strict):
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
     wave_inputs: bool | None = None  # ... and how the enemy answered our past shots this game
     bullet_inputs: bool | None = None  # the critics alone also read where our bullets in flight are
+    gun_offset: bool | None = None  # the gun entry: where it points from the enemy's bearing, not a turn
     # the policy's bound on log std before tanh (unset: the checkpoint's, else 2.0)
     log_std_max: float | None = Field(default=None, ge=-5.0, le=2.0, allow_inf_nan=False)
     # the entropy the temperature is tuned toward (unset: minus the action's size, -4)
@@ -215,6 +216,7 @@ class BotSettings(_Strict):
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),
             "wave_inputs": None if self.wave_inputs is None else int(self.wave_inputs),
             "bullet_inputs": None if self.bullet_inputs is None else int(self.bullet_inputs),
+            "gun_offset": None if self.gun_offset is None else int(self.gun_offset),
             "log_std_max": self.log_std_max,
             "target_entropy": self.target_entropy,
             "behaviour_log_std_min": self.behaviour_log_std_min,

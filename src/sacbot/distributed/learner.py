@@ -199,6 +199,7 @@ def train_ray(
         "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
         "wave_inputs": sizes.wave_inputs, "bullet_inputs": sizes.bullet_inputs,
+        "gun_offset": sizes.gun_offset,
         "ray_runners": runners,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with)

@@ -98,6 +98,7 @@ class EnvRunner:
             close_shaping=spec.close_shaping,
             wave_inputs=spec.sizes.wave_inputs,
             bullet_inputs=spec.sizes.bullet_inputs,
+            gun_offset=spec.sizes.gun_offset,
             rounds_per_game=spec.rounds_per_game,
         )
         self.actor: Any = None

@@ -86,6 +86,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         close_shaping: float = 0.0,
         wave_inputs: bool = False,
         bullet_inputs: bool = False,
+        gun_offset: bool = False,
         agent_id: int = 1,
         opponent_id: int = 2,
         render_mode: str | None = None,
@@ -123,6 +124,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             agent_id,
             aim_shaping=aim_shaping,
             close_shaping=close_shaping,
+            gun_offset=gun_offset,
         )
         self._round_open = False
         self._round_abandoned = False

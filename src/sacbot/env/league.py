@@ -91,14 +91,19 @@ class FrozenActorBot(ClassicBot):
         self.actor = actor
         self.label = label
         self.radar_mode: RadarMode = radar_mode
-        self.memory = RoundMemory(self.arena_width, self.arena_height)
+        self.memory = RoundMemory(self.arena_width, self.arena_height, gun_offset=actor.sizes.gun_offset)
         self.hidden = actor.initial_hidden()
         self._round = 0
 
     def on_game_started(self, event: GameStartedEventForBot) -> None:
         super().on_game_started(event)
         setup = event.game_setup
-        self.memory = RoundMemory(float(setup.arena_width), float(setup.arena_height), event.my_id)
+        self.memory = RoundMemory(
+            float(setup.arena_width),
+            float(setup.arena_height),
+            event.my_id,
+            gun_offset=self.actor.sizes.gun_offset,
+        )
         self._round = 0
 
     def on_tick(self, tick: TickEventForBot) -> BotIntent:

@@ -242,6 +242,7 @@ def train_fast(
         close_shaping=close_shaping,
         wave_inputs=sizes.wave_inputs,
         bullet_inputs=sizes.bullet_inputs,
+        gun_offset=sizes.gun_offset,
         rounds_per_game=rounds_per_game,
         opponent_source=None if league is None else league.opponent_for,
     )
@@ -308,6 +309,7 @@ def train_fast(
         "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
         "wave_inputs": sizes.wave_inputs, "bullet_inputs": sizes.bullet_inputs,
+        "gun_offset": sizes.gun_offset,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with, board=board, league=league)
     lead_rng = np.random.default_rng(seed + 1)
@@ -353,7 +355,7 @@ def train_fast(
             if trainer.env_steps < teacher_lead:  # counted from the run's start, so a resume goes on
                 # The teacher drives (with exploration noise) while the actor's hidden state follows along:
                 # off-policy data from play that hits and wins, in the states the teacher reaches.
-                actions = teacher_actions(state, lead_rng)
+                actions = teacher_actions(state, lead_rng, gun_offset=sizes.gun_offset)
             next_obs, rewards, terminated, truncated, infos = vec.step(actions)
             for i, buf in enumerate(buffers):
                 buf.actions.append(actions[i])
@@ -427,13 +429,16 @@ def train_fast(
     )
 
 
-def teacher_actions(obs: np.ndarray, rng: np.random.Generator, noise: float = TEACHER_NOISE) -> np.ndarray:
-    """The teacher's actions for a batch of states, with Gaussian exploration noise, clipped to [-1, 1]."""
+def teacher_actions(
+    obs: np.ndarray, rng: np.random.Generator, noise: float = TEACHER_NOISE, gun_offset: bool = False
+) -> np.ndarray:
+    """The teacher's actions for a batch of states, with Gaussian exploration noise, clipped to [-1, 1]
+    (`gun_offset`: the gun entry as the actor's is read, `NetworkSizes.gun_offset`)."""
     import torch
 
     from sacbot.agent.teacher import teacher_action
 
-    acts = teacher_action(torch.from_numpy(obs)).numpy()
+    acts = teacher_action(torch.from_numpy(obs), gun_offset=gun_offset).numpy()
     return np.clip(acts + rng.normal(0.0, noise, acts.shape), -1.0, 1.0).astype(np.float32)
 
 

@@ -52,6 +52,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         close_shaping: float = 0.0,
         wave_inputs: bool = False,
         bullet_inputs: bool = False,
+        gun_offset: bool = False,
         workers: int = 0,
         step_in_parent: bool = False,
         opponent_source: Callable[[int, int], tuple[str, ClassicBot]] | None = None,
@@ -77,6 +78,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 "close_shaping": close_shaping,
                 "wave_inputs": wave_inputs,
                 "bullet_inputs": bullet_inputs,
+                "gun_offset": gun_offset,
             }
             for i in range(num_envs)
         ]

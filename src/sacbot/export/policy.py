@@ -219,13 +219,15 @@ class ExportedPolicy:
         self.actions: ActionMode = description.actions if description is not None else "mean"
         self.deterministic, self.drawn = drawn_entries(self.actions, ACTION_DIM)
         self.description = description
-        self.memory = RoundMemory(800.0, 600.0)
+        self.memory = RoundMemory(800.0, 600.0, gun_offset=actor.sizes.gun_offset)
         self.hidden = actor.initial_hidden()
         self.state: np.ndarray | None = None  # the last observation and action (diagnostics, tests)
         self.action: np.ndarray | None = None
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
-        self.memory = RoundMemory(float(arena_width), float(arena_height), int(my_id))  # a new wave record
+        self.memory = RoundMemory(  # a new wave record
+            float(arena_width), float(arena_height), int(my_id), gun_offset=self.actor.sizes.gun_offset
+        )
         self.start_round()
 
     def start_round(self) -> None:

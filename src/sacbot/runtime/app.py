@@ -195,7 +195,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     # The critics' bullet inputs are stored with each training transition; an eval has no use for them.
     bullets = sac.config.sizes.bullet_inputs and not eval_mode
     waves = sac.config.sizes.wave_inputs
-    features = AgentFeatures(radar_mode, settings.aim_shaping, settings.close_shaping, bullets, waves)
+    features = AgentFeatures(
+        radar_mode, settings.aim_shaping, settings.close_shaping, bullets, waves, sac.config.sizes.gun_offset
+    )
     trainer: TrainerThread | None = None
     crash: list[str] = []
     stopper = _Stopper()

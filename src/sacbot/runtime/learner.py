@@ -92,8 +92,10 @@ class AgentFeatures:
         close_shaping: float = 0.0,
         bullet_inputs: bool = False,
         wave_inputs: bool = False,
+        gun_offset: bool = False,
     ) -> None:
         self.radar_mode: RadarMode = radar_mode
+        self.gun_offset = gun_offset  # the gun entry's meaning (`NetworkSizes.gun_offset`)
         self.aim_shaping, self.close_shaping = aim_shaping, close_shaping
         # Observations then carry the wave inputs after the state (`NetworkSizes.wave_inputs`), then the
         # critics' own inputs (`NetworkSizes.bullet_inputs`).
@@ -102,11 +104,18 @@ class AgentFeatures:
         # out once, read every tick.
         self.observed_dim = NetworkSizes(wave_inputs=wave_inputs).observed_dim
         self.bullet_inputs = bullet_inputs
-        self.memory = RoundMemory(800.0, 600.0, aim_shaping=aim_shaping, close_shaping=close_shaping)
+        self.memory = RoundMemory(
+            800.0, 600.0, aim_shaping=aim_shaping, close_shaping=close_shaping, gun_offset=gun_offset
+        )
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
         self.memory = RoundMemory(
-            arena_width, arena_height, my_id, aim_shaping=self.aim_shaping, close_shaping=self.close_shaping
+            arena_width,
+            arena_height,
+            my_id,
+            aim_shaping=self.aim_shaping,
+            close_shaping=self.close_shaping,
+            gun_offset=self.gun_offset,
         )
 
     def start_round(self) -> None:
