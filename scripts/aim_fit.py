@@ -25,6 +25,9 @@ the mean squared distance, in gun-entry units, of each from the labels: the gun 
 the teacher's linear aim, the turn onto the enemy (head-on), and head-on plus the single offset along the
 enemy's sideways motion (whole degrees, -30 to 30) that fits best. Where none of these lies much nearer the
 labels than no turn, a squared loss has little but their centre, a small turn, to learn.
+
+A run whose gun entry is an offset from the enemy's bearing (`gun_offset`) is played so, and its gun entries
+and labels are compared as the turns they ask for, so the figures read the same for both kinds of run.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import numpy as np
 import torch
 from shot_q import Round, load_run, play  # this folder's: run as `python scripts/aim_fit.py`
 
-from sacbot.agent.features import MAX_GUN_TURN_RATE, STATE_DIM
+from sacbot.agent.features import GUN_OFFSET_RANGE, MAX_GUN_TURN_RATE, STATE_DIM, UNSEEN_ENEMY
 from sacbot.agent.hindsight import HindsightTarget, hindsight_aim
 from sacbot.agent.inference import FastActor
 from sacbot.agent.teacher import teacher_action
@@ -71,7 +74,7 @@ def main() -> None:
             if not len(steps):
                 continue
             state = r.states[steps, : sizes.state_dim]
-            gun = np.clip(r.actions[steps, 2], -1, 1)  # the gun entry played, as the intent clips it
+            gun = turn_asked(state, r.actions[steps, 2], sizes.gun_offset)
             err = np.abs(gun - labels[steps, 0]) * MAX_GUN_TURN_RATE
             teacher = teacher_action(torch.from_numpy(state)).numpy()[:, 2]
             played.append(err)
@@ -103,7 +106,7 @@ def main() -> None:
             print(f"{head} {what} gun turn, 4-degree bins from -20 (mean {s.mean():.1f}):")
             print(f"{head} {' '.join(str(c) for c in counts)}")
         for target in get_args(HindsightTarget) if args.targets else ():
-            print(f"{head} {predictors(rounds, args.targets, target)}")
+            print(f"{head} {predictors(rounds, args.targets, target, sizes.gun_offset)}")
 
 
 def enemy_frame(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -113,7 +116,21 @@ def enemy_frame(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return bearing, state[:, 15] * np.sin(np.deg2rad(state[:, 14] * 180.0 - bearing))
 
 
-def predictors(rounds: list[Round], steps: int, target: HindsightTarget) -> str:
+def turn_asked(state: np.ndarray, entry: np.ndarray, gun_offset: bool) -> np.ndarray:
+    """The gun entries played on states (N, >= 17) as the turns they asked for, in gun-turn entries (turn /
+    20): the entry itself, clipped as the intent clips it; with `gun_offset` the turn from the gun onto the
+    enemy's bearing plus the entry's offset, as `features.action_to_intent` makes it (a turn where no enemy
+    was seen)."""
+    entry = np.clip(entry, -1.0, 1.0)
+    if not gun_offset:
+        return entry
+    bearing, _ = enemy_frame(state)
+    turn = (bearing + entry * GUN_OFFSET_RANGE - state[:, 4] * 180.0 + 180.0) % 360.0 - 180.0
+    seen = ~np.all(state[:, 12:17] == np.asarray(UNSEEN_ENEMY, np.float32), axis=1)
+    return np.where(seen, np.clip(turn / MAX_GUN_TURN_RATE, -1.0, 1.0), entry)
+
+
+def predictors(rounds: list[Round], steps: int, target: HindsightTarget, gun_offset: bool) -> str:
     """The mean squared distance of simple aims from the labels of `steps` steps before each shot."""
     label, played, teacher, onto, side = [], [], [], [], []
     for r in rounds:
@@ -122,7 +139,7 @@ def predictors(rounds: list[Round], steps: int, target: HindsightTarget) -> str:
         state = r.states[at, :STATE_DIM]
         bearing, sideways = enemy_frame(state)
         label.append(labels[at, 0])
-        played.append(np.clip(r.actions[at, 2], -1, 1))
+        played.append(turn_asked(state, r.actions[at, 2], gun_offset))
         teacher.append(teacher_action(torch.from_numpy(state)).numpy()[:, 2])
         onto.append((bearing - state[:, 4] * 180.0 + 180.0) % 360.0 - 180.0)
         side.append(np.sign(sideways))

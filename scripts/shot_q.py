@@ -63,6 +63,7 @@ def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> l
         rounds_per_game=rounds,
         wave_inputs=sizes.wave_inputs,
         bullet_inputs=sizes.bullet_inputs,
+        gun_offset=sizes.gun_offset,
     )
     done: list[Round] = []
     obs, _ = env.reset(seed=5)
