@@ -65,6 +65,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             (`sacbot.agent.features.wave_inputs`, `NetworkSizes.wave_inputs`): 12 more entries.
         bullet_inputs: ... and then the critics' own inputs (`sacbot.agent.features.bullet_inputs`,
             `NetworkSizes.bullet_inputs`): 18 more (the width is `NetworkSizes.stored_dim`).
+        gun_offset: the action's gun entry is where the gun points from the enemy's bearing, not a turn
+            (`sacbot.agent.features.action_to_intent`, `NetworkSizes.gun_offset`), as SACBOT_GUN_OFFSET.
         agent_id / opponent_id: the bot ids (an arena numbers bots by session id; a fidelity test matches it).
         opponent_source: called with the game's seed at every new game, returns (name, policy): the opponent
             then comes from it instead of a draw among `opponent` (`sacbot.env.league`, train-fast's league).
