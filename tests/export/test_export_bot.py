@@ -374,17 +374,27 @@ def test_exported_actions_equal_play_eval_on_recorded_ticks(
     assert any(abs(abs(r["intent"]["radarTurnRate"]) - 45.0) > 1e-6 for r in rows)
 
 
+def exported_with(
+    sizes: NetworkSizes, bias: list[float], tmp_path: Path, constant: bool = False
+) -> tuple[Path, Path]:
+    """A fresh checkpoint of `sizes` whose actor's mean leans by `bias` (with `constant`, is tanh(bias) on
+    every state), trained with the locked radar, and its exported folder."""
+    path = tmp_path / "policy.zip"
+    trainer = SacTrainer(TrainerConfig(sizes=sizes, seed=11, device="cpu", replay_capacity=64))
+    with torch.no_grad():
+        if constant:
+            trainer.actor.mu.weight.zero_()
+        trainer.actor.mu.bias.copy_(torch.tensor(bias))
+    save_trainer(path, trainer, extra={"radar_mode": "lock"})
+    return path, export_bot(path, NAME, tmp_path / "bots").folder
+
+
 def test_an_export_with_wave_inputs_sees_and_acts_as_play_eval(tmp_path: Path) -> None:
     """The wave inputs come from the official API's `bullet_states` in an exported bot as from play's own
     ticks: the same 29-entry states (the record of shots that reached the enemy included), the same
     actions."""
     sizes = NetworkSizes(wave_inputs=True)
-    path = tmp_path / "waves.zip"
-    trainer = SacTrainer(TrainerConfig(sizes=sizes, seed=11, device="cpu", replay_capacity=64))
-    with torch.no_grad():
-        trainer.actor.mu.bias.copy_(torch.tensor([0.2, 0.8, 0.4, 1.5]))  # drives, turns its gun, fires
-    save_trainer(path, trainer, extra={"radar_mode": "lock"})
-    folder = export_bot(path, NAME, tmp_path / "bots").folder
+    path, folder = exported_with(sizes, [0.2, 0.8, 0.4, 1.5], tmp_path)  # drives, turns its gun, fires
     assert json.loads((folder / DESCRIPTION_FILE).read_text())["network_sizes"]["wave_inputs"] is True
     policy, seen = play_eval_policy(path, sizes)
     messages, _ = record_game(policy, tmp_path)
@@ -399,13 +409,8 @@ def test_an_export_with_the_gun_offset_turns_its_gun_as_play_eval(tmp_path: Path
     """A checkpoint whose gun entry is an offset from the enemy's bearing (`NetworkSizes.gun_offset`) is
     exported so: the exported bot turns its gun as play's eval does, toward the enemy, not at a fixed rate."""
     sizes = NetworkSizes(gun_offset=True)
-    path = tmp_path / "offset.zip"
-    trainer = SacTrainer(TrainerConfig(sizes=sizes, seed=11, device="cpu", replay_capacity=64))
-    with torch.no_grad():
-        trainer.actor.mu.weight.zero_()  # a constant action: drive, turn, aim 4.5 degrees ahead, fire
-        trainer.actor.mu.bias.copy_(torch.tensor([0.2, 0.8, 0.1, 1.5]))
-    save_trainer(path, trainer, extra={"radar_mode": "lock"})
-    folder = export_bot(path, NAME, tmp_path / "bots").folder
+    # A constant action: drive, turn, aim 4.5 degrees ahead of the enemy's bearing, fire.
+    path, folder = exported_with(sizes, [0.2, 0.8, 0.1, 1.5], tmp_path, constant=True)
     assert json.loads((folder / DESCRIPTION_FILE).read_text())["network_sizes"]["gun_offset"] is True
     policy, _ = play_eval_policy(path, sizes)
     messages, recorder = record_game(policy, tmp_path)
