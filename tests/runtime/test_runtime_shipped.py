@@ -137,6 +137,26 @@ def test_the_networks_are_sized_from_the_shipped_actor_when_no_slot_exists(tmp_p
     assert own is not None and own.network_sizes["angle_inputs"] is False
 
 
+def test_the_gun_offset_is_the_checkpoints_and_a_contrary_setting_is_one_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    offset = CheckpointMeta(network_sizes=NetworkSizes(gun_offset=True).as_dict())
+    turn = CheckpointMeta(network_sizes=NetworkSizes().as_dict())
+    older = CheckpointMeta(network_sizes={"hidden": 128})  # written before the setting: a turn
+    monkeypatch.delenv("SACBOT_GUN_OFFSET", raising=False)
+    assert network_sizes_for(load_sacbot_settings(), offset).gun_offset is True
+    assert network_sizes_for(load_sacbot_settings(), older).gun_offset is False
+    assert network_sizes_for(load_sacbot_settings(), None).gun_offset is False
+    monkeypatch.setenv("SACBOT_GUN_OFFSET", "1")
+    assert network_sizes_for(load_sacbot_settings(), None).gun_offset is True  # a fresh start
+    assert network_sizes_for(load_sacbot_settings(), offset).gun_offset is True
+    with pytest.raises(UserError, match="SACBOT_GUN_OFFSET=1, but the checkpoint .* without the gun offset"):
+        network_sizes_for(load_sacbot_settings(), turn)
+    monkeypatch.setenv("SACBOT_GUN_OFFSET", "0")
+    with pytest.raises(UserError, match="SACBOT_GUN_OFFSET=0, but the checkpoint .* with the gun offset"):
+        network_sizes_for(load_sacbot_settings(), offset)
+
+
 def test_the_policys_std_bound_is_the_settings_else_the_checkpoints(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SACBOT_LOG_STD_MAX", raising=False)
     bounded = CheckpointMeta(network_sizes=NetworkSizes(log_std_max=-1.0).as_dict())

@@ -32,6 +32,7 @@ from sacbot.checkpoint import (
     load_order,
     read_meta,
 )
+from sacbot.errors import UserError
 
 if TYPE_CHECKING:
     from sacbot.settings import SacbotSettings
@@ -72,6 +73,25 @@ def input_flag_for(name: str, setting: bool | None, meta: CheckpointMeta | None)
     if setting is not None:
         return setting
     return meta is not None and meta.network_sizes.get(name) is True
+
+
+def gun_offset_for(setting: bool | None, meta: CheckpointMeta | None) -> bool:
+    """Whether the actor's gun entry is an offset from the enemy's bearing (`NetworkSizes.gun_offset`): the
+    checkpoint's, which SACBOT_GUN_OFFSET may only repeat (the entry's meaning is in the weights: read the
+    other way they aim elsewhere, with no shape to say so), else the setting, else off. `UserError` (exit 2)
+    where the setting contradicts the checkpoint."""
+    if meta is None:
+        return bool(setting)
+    trained = meta.network_sizes.get("gun_offset") is True
+    if setting is not None and setting != trained:
+        how = "with" if trained else "without"
+        raise UserError(
+            f"SACBOT_GUN_OFFSET={int(setting)}, but the checkpoint to start from was trained {how} the gun"
+            " offset; unset it to play the checkpoint as trained, or start from other weights"
+            " (SACBOT_SHIPPED=0: fresh ones where the weights folder has none)",
+            exit_code=2,
+        )
+    return trained
 
 
 def _finite_number(value: object) -> float | None:
@@ -121,15 +141,15 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
 def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> NetworkSizes:
     """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
     inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_WAVE_INPUTS and SACBOT_BULLET_INPUTS ask for,
-    else those the checkpoint was built with, the gun entry's meaning the same way (SACBOT_GUN_OFFSET), and
-    the log-std bound of SACBOT_LOG_STD_MAX, else the
+    else those the checkpoint was built with, the gun entry's meaning (`gun_offset_for`), and the log-std
+    bound of SACBOT_LOG_STD_MAX, else the
     checkpoint's."""
     return NetworkSizes(
         angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
         energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
         wave_inputs=input_flag_for("wave_inputs", settings.wave_inputs, meta),
         bullet_inputs=input_flag_for("bullet_inputs", settings.bullet_inputs, meta),
-        gun_offset=input_flag_for("gun_offset", settings.gun_offset, meta),
+        gun_offset=gun_offset_for(settings.gun_offset, meta),
         log_std_max=log_std_max_for(settings.log_std_max, meta),
     )
 
