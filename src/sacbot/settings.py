@@ -122,7 +122,8 @@ class SacbotSettings(BaseSettings):
     # None as above.
     bullet_inputs: bool | None = None
     # Opt-in: the actor's gun entry is where the gun points, an offset from the enemy's bearing, not a turn
-    # (`NetworkSizes.gun_offset`); None: what the checkpoint was built with (off for a fresh start).
+    # (`NetworkSizes.gun_offset`); None: what the checkpoint was built with (off for a fresh start); set
+    # against the checkpoint's, one error line (`sacbot.runtime.startup.gun_offset_for`).
     gun_offset: bool | None = None
     # Opt-in: the policy's bound on log std per action entry before tanh (`NetworkSizes.log_std_max`, 2.0 by
     # default); None: what the checkpoint was trained with. A lower bound keeps sampled play near the mean.
