@@ -141,9 +141,8 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
 def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> NetworkSizes:
     """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
     inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_WAVE_INPUTS and SACBOT_BULLET_INPUTS ask for,
-    else those the checkpoint was built with, the gun entry's meaning (`gun_offset_for`), and the log-std
-    bound of SACBOT_LOG_STD_MAX, else the
-    checkpoint's."""
+    else those the checkpoint was built with; the gun entry's meaning (`gun_offset_for`); and the log-std
+    bound of SACBOT_LOG_STD_MAX, else the checkpoint's."""
     return NetworkSizes(
         angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
         energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
