@@ -118,6 +118,9 @@ class SacbotSettings(BaseSettings):
     # Opt-in: they also read how the enemy answered our past shots this game (`NetworkSizes.wave_inputs`);
     # None as above.
     wave_inputs: bool | None = None
+    # Opt-in: they also read the enemy's shots in flight and where its bullets hit us this game
+    # (`NetworkSizes.threat_inputs`); None as above.
+    threat_inputs: bool | None = None
     # Opt-in: the critics alone also read where our bullets in flight are (`NetworkSizes.bullet_inputs`);
     # None as above.
     bullet_inputs: bool | None = None

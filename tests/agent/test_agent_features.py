@@ -11,6 +11,7 @@ from sacbot.agent import features as F
 from sacbot.agent.sizes import NetworkSizes
 from sacbot.protocol import (
     BotDeathEvent,
+    BotHitBotEvent,
     BotHitWallEvent,
     BotIntent,
     BotState,
@@ -479,15 +480,106 @@ def test_no_wave_starts_before_the_enemy_is_seen_and_a_round_drops_the_waves_in_
     assert not m.waves and m.wave_bullet_ids == []
 
 
-def test_stored_observation_lays_out_state_waves_then_bullets() -> None:
-    def stored(waves: bool, bullets: bool) -> np.ndarray:
+def _enemy_bullet(power: float, direction: float, owner: int = ENEMY) -> BulletState:
+    return BulletState(bullet_id=9, owner_id=owner, power=power, x=100.0, y=300.0, direction=direction)
+
+
+def _threats(
+    m: F.RoundMemory, turn: int, energy: float, events: list | None = None, **me: float
+) -> np.ndarray:
+    """The threat inputs of a tick at `turn` that scans the enemy at (500, 300) with `energy`; we stand at
+    (100, 300) unless `me` says otherwise (state fields)."""
+    pose: dict[str, float] = {"x": 100.0, "y": 300.0, **me}
+    t = tick(state(**pose), [scan(500.0, 300.0, energy=energy), *(events or [])], turn=turn)
+    F.observe(t, m)
+    return F.threat_inputs(t, m)
+
+
+def test_an_energy_drop_starts_an_enemy_wave_that_reaches_us_and_passes() -> None:
+    m = memory()
+    v = _threats(m, 1, 50.0)
+    assert v.shape == (15,) and v.dtype == np.float32
+    assert v.tolist() == [0.0, 1.0] + [0.0] * 13  # nothing in flight, no hits yet
+    v = _threats(m, 2, 48.0)  # a drop of 2: a power-2 shot (speed 14) from where it stood at turn 1
+    assert len(m.threats) == 1 and m.threats[0][:4] == (500.0, 300.0, 1.0, 14.0)
+    assert v[0] == pytest.approx(1.0 / 3.0)
+    assert v[1] == pytest.approx((400.0 - 14.0) / 14.0 / 40.0, abs=1e-6)  # turns until it reaches us / 40
+    assert v[2] == pytest.approx(0.0, abs=1e-6) and v[3] == pytest.approx(2.0 / 3.0)  # on its line; power 2
+    for turn in range(3, 31):  # on us at turn 30 (radius 14 * 29 = 406), past us (beyond 400 + 18) at 31
+        v = _threats(m, turn, 48.0)
+    assert len(m.threats) == 1 and v[1] == 0.0
+    v = _threats(m, 31, 48.0)
+    assert not m.threats and v[0] == 0.0 and v[1] == 1.0
+
+
+def test_our_guess_factor_on_an_enemy_wave_follows_our_move_signed_by_our_direction_then() -> None:
+    m = memory()
+    _threats(m, 1, 50.0, direction=90.0, speed=8.0)  # moving north: clockwise about the enemy (east of us)
+    _threats(m, 2, 47.0, direction=90.0, speed=8.0)  # a power-3 shot (speed 11)
+    escape = math.asin(8.0 / 11.0)
+    y = 300.0 + 400.0 * math.tan(escape)  # the most a bot can cover: guess factor 1 on the way we went
+    v = _threats(m, 3, 47.0, y=y)
+    assert v[2] == pytest.approx(1.0, abs=1e-4)
+    v = _threats(m, 4, 47.0, y=300.0 - 200.0 * math.tan(escape))  # the other way, half as far
+    assert -0.6 < v[2] < -0.4
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        BulletHitBotEvent(
+            turn_number=2,
+            victim_id=ENEMY,
+            bullet=_shot(480.0, 300.0, 0.0, power=0.5),
+            damage=2.0,
+            energy=48.0,
+        ),
+        BotHitBotEvent(turn_number=2, victim_id=ENEMY, bot_id=ME, energy=48.0, x=500.0, y=300.0, rammed=True),
+    ],
+    ids=["our hit", "a ram"],
+)
+def test_an_energy_drop_that_our_hit_or_a_ram_explains_starts_no_wave(event: object) -> None:
+    m = memory()
+    _threats(m, 1, 50.0)
+    drop = 2.0 if isinstance(event, BulletHitBotEvent) else 0.6
+    _threats(m, 2, 50.0 - drop, [event])
+    assert not m.threats
+
+
+def test_a_hit_on_us_records_our_guess_factor_by_the_bullet_and_lasts_the_game() -> None:
+    m = memory()
+    _threats(m, 1, 50.0, direction=90.0, speed=8.0)
+    _threats(m, 2, 48.0, direction=90.0, speed=8.0)  # a power-2 wave, we clockwise about the enemy
+    escape = math.degrees(math.asin(8.0 / 14.0))
+    # At turn 30 the wave (radius 14 * 29 = 406) is on us. Its bullet flew at 180 - escape degrees: from the
+    # enemy's bearing to us then (180), the full escape angle the way we were going (north: clockwise about
+    # the enemy, the bearing falls).
+    hit = HitByBulletEvent(
+        turn_number=30, bullet=_enemy_bullet(2.0, 180.0 - escape), damage=10.0, energy=90.0
+    )
+    # The enemy gains 3 * 2 by its hit, and fires again (power 1): 48 + 6 - 1.
+    v = _threats(m, 30, 53.0, [hit])
+    assert v[4] == pytest.approx(1.0 / 4.0)  # one hit: confidence 1 / (1 + 3)
+    assert v[5:14].tolist() == [0.0] * 8 + [1.0]  # guess factor 1: the last bin
+    assert len(m.threats) == 1 and m.threats[0][3] == pytest.approx(17.0)  # the hit's wave gone, a new one
+    m.new_round()
+    assert not m.threats and m.threat_bins[8] == 1.0  # a round drops the waves, keeps the record
+    m.new_game()
+    assert m.threat_bins == [0.0] * 9
+
+
+def test_stored_observation_lays_out_state_waves_threats_then_bullets() -> None:
+    def stored(waves: bool, threats: bool, bullets: bool) -> np.ndarray:
         m = memory()
         t = tick(state(x=100.0, y=300.0), [scan(500.0, 300.0, direction=90.0, speed=8.0)])
         t.bullet_states = [_shot(300.0, 300.0, 0.0)]
-        return F.stored_observation(t, m, waves, bullets)
+        return F.stored_observation(t, m, waves, threats, bullets)
 
-    both, plain = stored(True, True), stored(False, False)
-    assert both.shape == (NetworkSizes(wave_inputs=True, bullet_inputs=True).stored_dim,) == (47,)
-    assert np.array_equal(both[:17], plain) and np.array_equal(both[17:29], stored(True, False)[17:])
-    assert np.array_equal(both[29:], stored(False, True)[17:])
-    assert both[27] == pytest.approx(1.0)  # the enemy's sideways speed, among the wave inputs
+    every, plain = stored(True, True, True), stored(False, False, False)
+    sizes = NetworkSizes(wave_inputs=True, threat_inputs=True, bullet_inputs=True)
+    assert every.shape == (sizes.stored_dim,) == (17 + 12 + 15 + 18,)
+    assert np.array_equal(every[:17], plain) and np.array_equal(every[17:29], stored(True, False, False)[17:])
+    assert np.array_equal(every[29:44], stored(False, True, False)[17:])
+    assert np.array_equal(every[44:], stored(False, False, True)[17:])
+    assert every[27] == pytest.approx(1.0)  # the enemy's sideways speed, among the wave inputs
+    assert every[30] == pytest.approx(1.0)  # no enemy wave in flight: its time to arrive reads as far off

@@ -62,7 +62,9 @@ class RecordingSnapshot(FrozenActorBot):
             self.ref_round = tick.round_number
             memory.new_round()
             self.ref_hidden = self.reference.initial_hidden()
-        observed = stored_observation(tick, memory, self.reference.sizes.wave_inputs, False)  # as the learner
+        observed = stored_observation(
+            tick, memory, self.reference.sizes.wave_inputs, False, False
+        )  # as the learner
         action, self.ref_hidden = self.reference.step(observed, self.ref_hidden, deterministic=True)
         expected = action_to_intent(action, "lock", memory)
         got = super().on_tick(tick)

@@ -56,6 +56,7 @@ from sacbot.agent.sizes import (
     BULLET_COLUMNS,
     BULLET_INPUT_DIM,
     BULLET_SLOTS,
+    THREAT_INPUT_DIM,
     WAVE_BINS,
     WAVE_INPUT_DIM,
     NetworkSizes,
@@ -105,7 +106,7 @@ def _clip1(v: float) -> float:
 class RoundMemory:
     """What the features remember within a round: the last seen enemy and our own last pose; and, for the
     wave inputs (`wave_inputs`), over the whole game: where the enemy was when our past shots' waves reached
-    it.
+    it; for the threat inputs (`threat_inputs`), where its bullets hit us.
 
     Make one per game with the arena size and our bot id (GameStartedEventForBot.my_id); call `new_round()` at
     every round start (and `new_game()` when one memory serves game after game).
@@ -147,13 +148,27 @@ class RoundMemory:
     wave_enemy_y: float = 0.0
     wave_sign: float = 1.0
     wave_previous_sign: float = 1.0
+    # The threat inputs' record (`threat_inputs`): the enemy's waves in flight (origin x and y, the turn
+    # fired, bullet speed, bearing from the origin to us then in radians, our sideways direction about the
+    # origin then); the game's histogram of the guess factors its bullets hit us at (decayed weights); the
+    # remembered enemy's id, energy and position at its last scan before this tick; our own sideways
+    # direction about it last tick.
+    threats: list[tuple[float, float, float, float, float, float]] = field(default_factory=list)
+    threat_bins: list[float] = field(default_factory=lambda: [0.0] * WAVE_BINS)
+    threat_enemy_id: int = -1
+    threat_enemy_energy: float = 0.0
+    threat_enemy_x: float = 0.0
+    threat_enemy_y: float = 0.0
+    threat_sign: float = 1.0
 
     def __post_init__(self) -> None:
         self.diagonal = math.hypot(self.arena_width, self.arena_height)
 
     def new_game(self) -> None:
-        """Forget the game's record of the enemy's answers to our shots (a new game: maybe a new enemy)."""
+        """Forget the game's records of the enemy's answers to our shots and of where its bullets hit us (a
+        new game: maybe a new enemy)."""
         self.wave_bins = [0.0] * WAVE_BINS
+        self.threat_bins = [0.0] * WAVE_BINS
         self.new_round()
 
     def new_round(self) -> None:
@@ -161,6 +176,9 @@ class RoundMemory:
         self.wave_bullet_ids = []
         self.wave_enemy_seen = False
         self.wave_sign = self.wave_previous_sign = 1.0
+        self.threats = []
+        self.threat_enemy_id = -1
+        self.threat_sign = 1.0
         self.forget_enemy()
         self.last_scan_turn = -(10**9)
         self.turn = 0
@@ -478,21 +496,158 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
     return out
 
 
+# The threat inputs' record of hits forgets as the wave record does (`WAVE_DECAY`); a bot is hit a few times
+# a round, so the record's confidence is one half at this (decayed) number of hits.
+THREAT_CONFIDENCE = 3.0
+# The time to a wave's arrival that the threat inputs scale to 1 (turns), and the number of waves in flight
+# that counts as many.
+THREAT_HORIZON = 40.0
+THREAT_WAVES = 3.0
+# An energy drop of the remembered enemy in this range, where nothing else explains it, is a shot of that
+# power (firepower 0.1-3; a little slack for rounding).
+MIN_SHOT_DROP = 0.09
+MAX_SHOT_DROP = 3.01
+RAM_DAMAGE = 0.6  # each bot's energy lost per turn of contact
+HIT_ENERGY_GAIN = 3.0  # the shooter's energy gained per unit of power when its bullet hits
+
+
+def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np.ndarray:
+    """The threat inputs (`NetworkSizes.threat_inputs`): the remembered enemy's shots in flight and where its
+    bullets hit us this game, `THREAT_INPUT_DIM` float32 in [-1, 1] (written into `out` when given). Read it
+    after `observe`, once per tick (it keeps its record in the memory). The mirror of `wave_inputs`: what a
+    wave-surfing bot reads to dodge a gun that learns where it goes.
+
+    A bot cannot see the enemy's bullets; it sees the enemy fire by its energy: a drop of 0.1-3 between two
+    scans that our hits (their damage), its hits on us (it gains 3 * power) and rams (0.6) do not explain is a
+    shot of that power: a wave from where the enemy was at its previous scan, fired the turn before (the
+    latest it can have been), growing at the bullet's speed.
+    Each wave keeps the bearing from its origin to us and our sideways direction about the enemy then; our
+    guess factor on it is the angle we have moved since, signed by that direction and divided by the largest
+    angle a bot can cover before the bullet arrives (asin(8 / bullet speed)): +1 went on at full speed, 0
+    stayed on the line a head-on shot takes, below 0 turned back. When its bullet hits us, the guess factor of
+    the bullet's direction on the matching wave is recorded; a wave past us is dropped.
+      0      the waves in flight / 3 (clipped)
+      1      the nearest wave's turns until it reaches us / 40 (clipped; 1 when none)
+      2      our guess factor on it now (0 when none)
+      3      its power / 3 (0 when none)
+      4      the hits' confidence: w / (w + 3), w the hit histogram's total weight (0 before the first hit)
+      5-13   the hit histogram: the share of the weight in each of 9 equal guess-factor bins from -1 to +1
+      14     the share of that weight in the bin of our guess factor on the nearest wave (0 when none)
+    The hit record lasts the game (`RoundMemory.new_game`), each hit weighing `WAVE_DECAY` of the next; the
+    waves, a round.
+    """
+    x, y, turn = memory.x, memory.y, float(memory.turn)
+    me, enemy = memory.my_id, memory.enemy_id
+    bins = memory.threat_bins
+    half = BOT_DIAMETER / 2.0
+    # What this tick's events did to the enemy's energy besides its shots, and its bullets that hit us.
+    change = 0.0
+    hits: list[tuple[float, float]] = []  # (speed, direction in radians)
+    for ev in tick.events:
+        t = ev.type
+        if t == "HitByBulletEvent" or t == "BulletHitBotEvent":
+            bullet = ev.bullet
+            if t == "HitByBulletEvent" or (me is not None and ev.victim_id == me):
+                if bullet.owner_id == enemy:
+                    change += HIT_ENERGY_GAIN * bullet.power
+                    hits.append((20.0 - 3.0 * bullet.power, math.radians(bullet.direction)))
+            elif ev.victim_id == enemy:
+                change -= ev.damage
+        elif t == "BotHitBotEvent" and ev.victim_id == enemy:
+            change -= RAM_DAMAGE
+    waves = memory.threats
+    for speed, direction in hits:  # the nearest wave of the bullet's speed, by its radius
+        best, best_gap = -1, BOT_DIAMETER + 2.0 * speed
+        for i in range(len(waves)):
+            wx, wy, fired, wspeed, bearing, sign = waves[i]
+            if abs(wspeed - speed) < 0.05:
+                gap = abs(wspeed * (turn - fired) - math.hypot(x - wx, y - wy))
+                if gap < best_gap:
+                    best, best_gap = i, gap
+        if best >= 0:
+            wx, wy, fired, wspeed, bearing, sign = waves.pop(best)
+            turned = (direction - bearing + math.pi) % (2.0 * math.pi) - math.pi
+            factor = _clip1(turned * sign / math.asin(MAX_SPEED / wspeed))
+            for i in range(WAVE_BINS):
+                bins[i] *= WAVE_DECAY
+            bins[min(int((factor + 1.0) * WAVE_BINS / 2.0), WAVE_BINS - 1)] += 1.0
+    fresh = memory.seen and memory.last_scan_turn == memory.turn
+    if fresh:
+        if enemy == memory.threat_enemy_id:
+            drop = memory.threat_enemy_energy + change - memory.enemy_energy
+            if MIN_SHOT_DROP <= drop <= MAX_SHOT_DROP:
+                ox, oy = memory.threat_enemy_x, memory.threat_enemy_y
+                speed = 20.0 - 3.0 * min(drop, MAX_FIREPOWER)
+                bearing = math.atan2(y - oy, x - ox)
+                waves.append((ox, oy, turn - 1.0, speed, bearing, memory.threat_sign))
+        memory.threat_enemy_id, memory.threat_enemy_energy = enemy, memory.enemy_energy
+        memory.threat_enemy_x, memory.threat_enemy_y = memory.enemy_x, memory.enemy_y
+    elif not memory.seen:
+        memory.threat_enemy_id = -1
+    values = [0.0] * THREAT_INPUT_DIM
+    values[1] = 1.0
+    kept: list[tuple[float, float, float, float, float, float]] = []
+    soonest = math.inf
+    nearest_factor = 0.0
+    for wave in waves:
+        wx, wy, fired, speed, bearing, sign = wave
+        d = math.hypot(x - wx, y - wy)
+        left = (d - speed * (turn - fired)) / speed
+        if left < -half / speed:  # past us
+            continue
+        kept.append(wave)
+        if left < soonest:
+            turned = (math.atan2(y - wy, x - wx) - bearing + math.pi) % (2.0 * math.pi) - math.pi
+            soonest = left
+            nearest_factor = _clip1(turned * sign / math.asin(MAX_SPEED / speed))
+            values[1] = _clip1(max(left, 0.0) / THREAT_HORIZON)
+            values[3] = _clip1((20.0 - speed) / 3.0 / MAX_FIREPOWER)
+    memory.threats = kept
+    if kept:
+        values[0] = _clip1(len(kept) / THREAT_WAVES)
+        values[2] = nearest_factor
+    total = sum(bins)
+    if total > 0.0:
+        values[4] = total / (total + THREAT_CONFIDENCE)
+        for i in range(WAVE_BINS):
+            values[5 + i] = bins[i] / total
+        if kept:
+            here = min(int((nearest_factor + 1.0) * WAVE_BINS / 2.0), WAVE_BINS - 1)
+            values[5 + WAVE_BINS] = bins[here] / total
+    if memory.seen:  # our sideways direction about the enemy, for the next wave
+        away = math.atan2(y - memory.enemy_y, x - memory.enemy_x)
+        lateral = tick.bot_state.speed * math.sin(math.radians(memory.direction) - away)
+        if abs(lateral) > 0.5:
+            memory.threat_sign = 1.0 if lateral > 0.0 else -1.0
+    if out is None:
+        return np.array(values, np.float32)
+    out[:] = values
+    return out
+
+
 def stored_observation(
-    tick: Any, memory: RoundMemory, waves: bool, bullets: bool, out: np.ndarray | None = None
+    tick: Any,
+    memory: RoundMemory,
+    waves: bool,
+    threats: bool,
+    bullets: bool,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Update the memory from a tick and return what is stored for it: the 17-entry state (`observe`), then,
-    with `waves`, the wave inputs, then, with `bullets`, the critics' bullet inputs (`NetworkSizes.stored_dim`
-    entries in all; written into `out` when given). The one layout the environments, `play` and the replay
-    share."""
-    if not waves and not bullets:
+    with `waves`, the wave inputs, with `threats`, the threat inputs, then, with `bullets`, the critics'
+    bullet inputs (`NetworkSizes.stored_dim` entries in all; written into `out` when given). The one layout
+    the environments, `play` and the replay share."""
+    if not waves and not threats and not bullets:
         return observe(tick, memory, out)
-    width = STATE_DIM + (WAVE_INPUT_DIM if waves else 0)
+    wave_end = STATE_DIM + (WAVE_INPUT_DIM if waves else 0)
+    width = wave_end + (THREAT_INPUT_DIM if threats else 0)
     if out is None:
         out = np.empty(width + (BULLET_INPUT_DIM if bullets else 0), np.float32)
     observe(tick, memory, out[:STATE_DIM])
     if waves:
-        wave_inputs(tick, memory, out[STATE_DIM:width])
+        wave_inputs(tick, memory, out[STATE_DIM:wave_end])
+    if threats:
+        threat_inputs(tick, memory, out[wave_end:width])
     if bullets:
         bullet_inputs(tick, memory, out[width:])
     return out

@@ -18,6 +18,11 @@ BULLET_INPUT_DIM = BULLET_SLOTS * BULLET_COLUMNS
 # speed now and the histogram's peak turned to its current direction.
 WAVE_BINS = 9
 WAVE_INPUT_DIM = WAVE_BINS + 3
+# The threat inputs with `threat_inputs`: the enemy's shots in flight, seen by its energy drops, and where
+# its bullets hit us this game, in guess factors (`sacbot.agent.features.threat_inputs`): the waves in
+# flight, the nearest one's time to reach us, our guess factor on it and its power, then a confidence and a
+# histogram of WAVE_BINS bins of the hits, and the hits' share in the bin we are in.
+THREAT_INPUT_DIM = WAVE_BINS + 6
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,10 @@ class NetworkSizes:
     # our past shots this game reached it (`sacbot.agent.features.wave_inputs`), stored after each state:
     # what tells a dodger from a regular mover, which the state of one turn does not.
     wave_inputs: bool = False
+    # Opt-in: they also read the enemy's shots in flight (waves from its energy drops) and where its bullets
+    # hit us this game, in guess factors (`sacbot.agent.features.threat_inputs`), stored after the wave
+    # inputs: what a bot needs to dodge a gun that learns where it goes, which one turn's state does not say.
+    threat_inputs: bool = False
     # Opt-in: the actor's gun entry is where the gun points, an offset from the enemy's bearing, rather than
     # how it turns (`sacbot.agent.features.GUN_OFFSET_RANGE`): what the action means, so it travels with the
     # networks. No input changes.
@@ -54,14 +63,15 @@ class NetworkSizes:
 
     @property
     def observed_dim(self) -> int:
-        """Width of what is observed for the actor: the state, then the wave inputs when on (the first
-        entries of a stored observation)."""
-        return self.state_dim + (WAVE_INPUT_DIM if self.wave_inputs else 0)
+        """Width of what is observed for the actor: the state, then the wave and the threat inputs that are
+        on (the first entries of a stored observation)."""
+        threats = THREAT_INPUT_DIM if self.threat_inputs else 0
+        return self.state_dim + (WAVE_INPUT_DIM if self.wave_inputs else 0) + threats
 
     @property
     def input_dim(self) -> int:
-        """Width of the actor's input (and the critics', before their own inputs): the state and the wave
-        inputs (`observed_dim`), then the angle and energy inputs that are on."""
+        """Width of the actor's input (and the critics', before their own inputs): the state, the wave and
+        threat inputs (`observed_dim`), then the angle and energy inputs that are on."""
         angles = ANGLE_INPUT_DIM if self.angle_inputs else 0
         return self.observed_dim + angles + (ENERGY_INPUT_DIM if self.energy_inputs else 0)
 
@@ -72,8 +82,8 @@ class NetworkSizes:
 
     @property
     def stored_dim(self) -> int:
-        """Width of a stored observation (the replay's, an environment's): the state, the wave inputs, then
-        the critics' own inputs."""
+        """Width of a stored observation (the replay's, an environment's): the state, the wave and threat
+        inputs (`observed_dim`), then the critics' own inputs."""
         return self.observed_dim + self.critic_only_dim
 
     def as_dict(self) -> dict[str, object]:

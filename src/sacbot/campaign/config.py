@@ -176,6 +176,7 @@ class BotSettings(_Strict):
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
     wave_inputs: bool | None = None  # ... and how the enemy answered our past shots this game
+    threat_inputs: bool | None = None  # ... and the enemy's shots in flight, where its bullets hit us
     bullet_inputs: bool | None = None  # the critics alone also read where our bullets in flight are
     gun_offset: bool | None = None  # the gun entry: where it points from the enemy's bearing, not a turn
     # the policy's bound on log std before tanh (unset: the checkpoint's, else 2.0)
@@ -215,6 +216,7 @@ class BotSettings(_Strict):
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),
             "wave_inputs": None if self.wave_inputs is None else int(self.wave_inputs),
+            "threat_inputs": None if self.threat_inputs is None else int(self.threat_inputs),
             "bullet_inputs": None if self.bullet_inputs is None else int(self.bullet_inputs),
             "gun_offset": None if self.gun_offset is None else int(self.gun_offset),
             "log_std_max": self.log_std_max,

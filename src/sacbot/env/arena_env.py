@@ -63,6 +63,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         close_shaping: k of the opt-in closing-in shaping (the same module), as SACBOT_CLOSE_SHAPING; 0 = off.
         wave_inputs: observations also carry the wave inputs after the 17 state entries
             (`sacbot.agent.features.wave_inputs`, `NetworkSizes.wave_inputs`): 12 more entries.
+        threat_inputs: ... then the threat inputs (`sacbot.agent.features.threat_inputs`,
+            `NetworkSizes.threat_inputs`): 15 more.
         bullet_inputs: ... and then the critics' own inputs (`sacbot.agent.features.bullet_inputs`,
             `NetworkSizes.bullet_inputs`): 18 more (the width is `NetworkSizes.stored_dim`).
         gun_offset: the action's gun entry is where the gun points from the enemy's bearing, not a turn
@@ -89,6 +91,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         wave_inputs: bool = False,
         bullet_inputs: bool = False,
         gun_offset: bool = False,
+        threat_inputs: bool = False,
         agent_id: int = 1,
         opponent_id: int = 2,
         render_mode: str | None = None,
@@ -109,8 +112,10 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.radar_mode: RadarMode = radar_mode
         self.max_turns = max_turns
         self.agent_id, self.opponent_id = agent_id, opponent_id
-        self.wave_inputs, self.bullet_inputs = wave_inputs, bullet_inputs
-        self.obs_dim = NetworkSizes(wave_inputs=wave_inputs, bullet_inputs=bullet_inputs).stored_dim
+        self.wave_inputs, self.threat_inputs, self.bullet_inputs = wave_inputs, threat_inputs, bullet_inputs
+        self.obs_dim = NetworkSizes(
+            wave_inputs=wave_inputs, threat_inputs=threat_inputs, bullet_inputs=bullet_inputs
+        ).stored_dim
         self.observation_space = gym.spaces.Box(-1.0, 1.0, (self.obs_dim,), np.float32)
         self.action_space = gym.spaces.Box(-1.0, 1.0, (ACTION_DIM,), np.float32)
         self.game: Game | None = None
@@ -155,7 +160,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self._round_open = True
         game.turn({})  # turn 1: nobody acts
         tick = tick_view(game, self.agent_id)
-        obs = stored_observation(tick, self.memory, self.wave_inputs, self.bullet_inputs)
+        obs = stored_observation(tick, self.memory, self.wave_inputs, self.threat_inputs, self.bullet_inputs)
         return obs, {
             "turn": tick.turn_number,
             "round": round_number,
@@ -173,8 +178,9 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             raise RuntimeError("step() before reset() or after the round ended; call reset()")
         # A list of Python floats: the same values the features read from an array, at half the cost.
         values = action.tolist() if isinstance(action, np.ndarray) else list(action)
-        me, them, waves, bullets = self.agent_id, self.opponent_id, self.wave_inputs, self.bullet_inputs
-        obs, tick, r = advance(game, opponent, memory, me, them, values, self.radar_mode, out, waves, bullets)
+        me, them = self.agent_id, self.opponent_id
+        extras = (self.wave_inputs, self.threat_inputs, self.bullet_inputs)
+        obs, tick, r = advance(game, opponent, memory, me, them, values, self.radar_mode, out, *extras)
         info: dict[str, Any] = {"turn": tick.turn_number, "events": tick.events}
         terminated = game.round_over
         truncated = False
@@ -209,7 +215,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         participants.sort(key=lambda p: p.id)
         self.game = Game(self.setup, participants, seed=seed)
         self.opponent.on_game_started(self.game.game_started_for_bot(self.opponent_id))
-        self.memory.new_game()  # the wave inputs' record is of one game's enemy
+        self.memory.new_game()  # the wave and threat inputs' records are of one game's enemy
         self._round_open = self._round_abandoned = False
 
     def _finish_round(self) -> dict[str, Any]:

@@ -111,8 +111,9 @@ class FrozenActorBot(ClassicBot):
             self._round = tick.round_number
             self.memory.new_round()
             self.hidden = self.actor.initial_hidden()
-        # What the actor reads: the state, and the wave inputs when its networks were built with them.
-        obs = stored_observation(tick, self.memory, self.actor.sizes.wave_inputs, False)
+        # What the actor reads: the state, and the wave and threat inputs its networks were built with.
+        sizes = self.actor.sizes
+        obs = stored_observation(tick, self.memory, sizes.wave_inputs, sizes.threat_inputs, False)
         action, self.hidden = self.act(obs)
         return action_to_intent(action, self.radar_mode, self.memory)
 

@@ -28,16 +28,18 @@ def advance(
     radar_mode: RadarMode,
     out: np.ndarray | None = None,
     waves: bool = False,
+    threats: bool = False,
     bullets: bool = False,
 ) -> tuple[np.ndarray, TickView, float]:
-    """Play one turn from the agent's action `values` (four floats): its observation (with `waves` and
-    `bullets`, the wave inputs and the critics' bullet inputs after it: `features.stored_observation`;
-    written into `out` when given), the agent's new tick view and the reward of that tick."""
+    """Play one turn from the agent's action `values` (four floats): its observation (with `waves`,
+    `threats` and `bullets`, the wave, threat and critics' bullet inputs after it:
+    `features.stored_observation`; written into `out` when given), the agent's new tick view and the reward
+    of that tick."""
     intents: dict[int, Any] = {me: action_to_intent(values, radar_mode, memory)}
     if game.bot(them).alive:  # always, in a 1v1: its death ends the round
         # The view is duck-typed as the TickEventForBot the opponent reads (tests/env/test_env_ticks.py).
         intents[them] = opponent.on_tick(cast(TickEventForBot, tick_view(game, them)))
     game.turn(intents)
     tick = tick_view(game, me)
-    obs = stored_observation(tick, memory, waves, bullets, out)
+    obs = stored_observation(tick, memory, waves, threats, bullets, out)
     return obs, tick, reward(tick, memory)

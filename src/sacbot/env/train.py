@@ -243,6 +243,7 @@ def train_fast(
         wave_inputs=sizes.wave_inputs,
         bullet_inputs=sizes.bullet_inputs,
         gun_offset=sizes.gun_offset,
+        threat_inputs=sizes.threat_inputs,
         rounds_per_game=rounds_per_game,
         opponent_source=None if league is None else league.opponent_for,
     )
@@ -308,7 +309,8 @@ def train_fast(
         "gun_spread": gun_spread,
         "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
-        "wave_inputs": sizes.wave_inputs, "bullet_inputs": sizes.bullet_inputs,
+        "wave_inputs": sizes.wave_inputs, "threat_inputs": sizes.threat_inputs,
+        "bullet_inputs": sizes.bullet_inputs,
         "gun_offset": sizes.gun_offset,
     }  # fmt: skip
     saver = FastSaver(out, names, best_window, trained_with, board=board, league=league)

@@ -53,6 +53,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         wave_inputs: bool = False,
         bullet_inputs: bool = False,
         gun_offset: bool = False,
+        threat_inputs: bool = False,
         workers: int = 0,
         step_in_parent: bool = False,
         opponent_source: Callable[[int, int], tuple[str, ClassicBot]] | None = None,
@@ -79,6 +80,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 "wave_inputs": wave_inputs,
                 "bullet_inputs": bullet_inputs,
                 "gun_offset": gun_offset,
+                "threat_inputs": threat_inputs,
             }
             for i in range(num_envs)
         ]
@@ -94,7 +96,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         else:
             local = 0
         self.envs = ([first] + [TankRoyaleEnv(**kw) for kw in kwargs[1:local]]) if local else []
-        self.obs_dim = first.obs_dim  # 17, more with the wave and bullet inputs (`NetworkSizes.stored_dim`)
+        self.obs_dim = first.obs_dim  # 17, more with the extra inputs (`NetworkSizes.stored_dim`)
         self.pool: WorkerPool | None = (
             WorkerPool(kwargs, workers, first=local, obs_dim=self.obs_dim) if local < num_envs else None
         )

@@ -3,7 +3,7 @@
 Shipped unchanged in every exported bot folder (`lib/sacbot/export/policy.py`), beside the project modules it
 imports (features, inference and their own imports, also unchanged); it imports neither torch nor pydantic nor
 the Bot API. Per tick it does what `sacbot play --eval` does (`RealtimePolicy` with `AgentFeatures`):
-`features.stored_observation` (the state, and the wave inputs when the actor reads them), one actor step
+`features.stored_observation` (the state, and the wave and threat inputs the actor reads), one actor step
 with the GRU hidden state, which every round starts from zero, then `features.action_to_intent` with the
 radar mode the export recorded. The step acts as the export's
 `ActionMode` says: tanh of the mean (deterministic, the default), or with the target speed or every entry
@@ -236,7 +236,8 @@ class ExportedPolicy:
 
     def act(self, tick: Any) -> BotIntent:
         """The complete intent for a wire-shaped tick (`wire_view` of an official one)."""
-        state = stored_observation(tick, self.memory, self.actor.sizes.wave_inputs, False)
+        sizes = self.actor.sizes
+        state = stored_observation(tick, self.memory, sizes.wave_inputs, sizes.threat_inputs, False)
         action, self.hidden = self.actor.step(state, self.hidden, self.deterministic, self.drawn)
         self.state, self.action = state, action
         return action_to_intent(action, self.radar_mode, self.memory)

@@ -194,9 +194,15 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             sac = make_trainer(kickstart, kickstart_filter)
     # The critics' bullet inputs are stored with each training transition; an eval has no use for them.
     bullets = sac.config.sizes.bullet_inputs and not eval_mode
-    waves = sac.config.sizes.wave_inputs
+    sizes = sac.config.sizes
     features = AgentFeatures(
-        radar_mode, settings.aim_shaping, settings.close_shaping, bullets, waves, sac.config.sizes.gun_offset
+        radar_mode,
+        settings.aim_shaping,
+        settings.close_shaping,
+        bullets,
+        sizes.wave_inputs,
+        sizes.gun_offset,
+        sizes.threat_inputs,
     )
     trainer: TrainerThread | None = None
     crash: list[str] = []

@@ -93,16 +93,17 @@ class AgentFeatures:
         bullet_inputs: bool = False,
         wave_inputs: bool = False,
         gun_offset: bool = False,
+        threat_inputs: bool = False,
     ) -> None:
         self.radar_mode: RadarMode = radar_mode
         self.gun_offset = gun_offset  # the gun entry's meaning (`NetworkSizes.gun_offset`)
         self.aim_shaping, self.close_shaping = aim_shaping, close_shaping
-        # Observations then carry the wave inputs after the state (`NetworkSizes.wave_inputs`), then the
-        # critics' own inputs (`NetworkSizes.bullet_inputs`).
-        self.wave_inputs = wave_inputs
-        # How many leading entries of an observation the actor reads (the state and the wave inputs): worked
-        # out once, read every tick.
-        self.observed_dim = NetworkSizes(wave_inputs=wave_inputs).observed_dim
+        # Observations then carry the wave and threat inputs after the state (`NetworkSizes.wave_inputs`,
+        # `.threat_inputs`), then the critics' own inputs (`NetworkSizes.bullet_inputs`).
+        self.wave_inputs, self.threat_inputs = wave_inputs, threat_inputs
+        # How many leading entries of an observation the actor reads (the state, the wave and threat inputs):
+        # worked out once, read every tick.
+        self.observed_dim = NetworkSizes(wave_inputs=wave_inputs, threat_inputs=threat_inputs).observed_dim
         self.bullet_inputs = bullet_inputs
         self.memory = RoundMemory(
             800.0, 600.0, aim_shaping=aim_shaping, close_shaping=close_shaping, gun_offset=gun_offset
@@ -122,10 +123,10 @@ class AgentFeatures:
         self.memory.new_round()
 
     def observe(self, tick: Any) -> np.ndarray:
-        """The stored observation: the state and the wave inputs when on (`NetworkSizes.observed_dim`
-        entries, what the actor reads), then the critics' bullet inputs when on. A fresh array per tick:
-        transitions keep it."""
-        return stored_observation(tick, self.memory, self.wave_inputs, self.bullet_inputs)
+        """The stored observation: the state, the wave and threat inputs that are on
+        (`NetworkSizes.observed_dim` entries, what the actor reads), then the critics' bullet inputs when on.
+        A fresh array per tick: transitions keep it."""
+        return stored_observation(tick, self.memory, self.wave_inputs, self.threat_inputs, self.bullet_inputs)
 
     def reward(self, tick: Any) -> float:
         return reward(tick, self.memory)

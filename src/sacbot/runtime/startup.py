@@ -129,6 +129,9 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
     if sizes.wave_inputs:
         where = "where the enemy was when our past shots reached it"
         lines.append(f"wave inputs on: the networks also read {where}")
+    if sizes.threat_inputs:
+        where = "the enemy's shots in flight and where its bullets hit us"
+        lines.append(f"threat inputs on: the networks also read {where}")
     if sizes.gun_offset:
         lines.append("gun offset on: the actor's gun entry is where the gun points from the enemy's bearing")
     if sizes.bullet_inputs and training:
@@ -140,13 +143,15 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
 
 def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> NetworkSizes:
     """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
-    inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_WAVE_INPUTS and SACBOT_BULLET_INPUTS ask for,
+    inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_WAVE_INPUTS, SACBOT_THREAT_INPUTS and
+    SACBOT_BULLET_INPUTS ask for,
     else those the checkpoint was built with; the gun entry's meaning (`gun_offset_for`); and the log-std
     bound of SACBOT_LOG_STD_MAX, else the checkpoint's."""
     return NetworkSizes(
         angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
         energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
         wave_inputs=input_flag_for("wave_inputs", settings.wave_inputs, meta),
+        threat_inputs=input_flag_for("threat_inputs", settings.threat_inputs, meta),
         bullet_inputs=input_flag_for("bullet_inputs", settings.bullet_inputs, meta),
         gun_offset=gun_offset_for(settings.gun_offset, meta),
         log_std_max=log_std_max_for(settings.log_std_max, meta),
