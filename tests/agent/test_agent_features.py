@@ -539,11 +539,20 @@ def test_our_guess_factor_on_an_enemy_wave_follows_our_move_signed_by_our_direct
     ids=["our hit", "a ram"],
 )
 def test_an_energy_drop_that_our_hit_or_a_ram_explains_starts_no_wave(event: object) -> None:
+    """A ram shows in the scan of its turn; a bullet's hit in the next turn's scan (a turn scans before its
+    bullets hit)."""
     m = memory()
     _threats(m, 1, 50.0)
-    drop = 2.0 if isinstance(event, BulletHitBotEvent) else 0.6
-    _threats(m, 2, 50.0 - drop, [event])
+    if isinstance(event, BulletHitBotEvent):
+        _threats(m, 2, 50.0, [event])
+        _threats(m, 3, 48.0)
+    else:
+        _threats(m, 2, 49.4, [event])
     assert not m.threats
+    _threats(
+        m, 4, 47.4 if isinstance(event, BulletHitBotEvent) else 48.4
+    )  # a shot of 0.6 or of 1 still shows
+    assert len(m.threats) == 1
 
 
 def test_a_hit_on_us_records_our_guess_factor_by_the_bullet_and_lasts_the_game() -> None:
@@ -557,11 +566,13 @@ def test_a_hit_on_us_records_our_guess_factor_by_the_bullet_and_lasts_the_game()
     hit = HitByBulletEvent(
         turn_number=30, bullet=_enemy_bullet(2.0, 180.0 - escape), damage=10.0, energy=90.0
     )
-    # The enemy gains 3 * 2 by its hit, and fires again (power 1): 48 + 6 - 1.
-    v = _threats(m, 30, 53.0, [hit])
+    # The enemy fires again (power 1: 48 - 1); the 3 * 2 it gains by the hit shows a turn later.
+    v = _threats(m, 30, 47.0, [hit])
     assert v[4] == pytest.approx(1.0 / 4.0)  # one hit: confidence 1 / (1 + 3)
     assert v[5:14].tolist() == [0.0] * 8 + [1.0]  # guess factor 1: the last bin
     assert len(m.threats) == 1 and m.threats[0][3] == pytest.approx(17.0)  # the hit's wave gone, a new one
+    _threats(m, 31, 53.0)
+    assert len(m.threats) == 1  # the gain is no shot
     m.new_round()
     assert not m.threats and m.threat_bins[8] == 1.0  # a round drops the waves, keeps the record
     m.new_game()

@@ -5,9 +5,11 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
+import torch
 from gymnasium.utils.env_checker import check_env
 
 import sacbot.env
+from sacbot.agent.teacher import teacher_action
 from sacbot.env import ENV_ID, TankRoyaleEnv, VecTankRoyaleEnv
 from sacbot.errors import UserError
 
@@ -236,6 +238,44 @@ def test_wave_inputs_sit_between_the_state_and_the_bullet_inputs_and_last_the_ga
     assert obs[17] == waves[-1, 0]
     obs, _ = env.reset(seed=6)  # a new game
     assert not obs[17:27].any()
+
+
+def test_threat_inputs_see_the_enemys_real_shots_and_where_its_bullets_hit() -> None:
+    """`threat_inputs=True` adds the 15 threat inputs after the wave inputs. Against a bot that fires every
+    few turns, the waves the bot infers from energy drops match the engine's own bullets of that bot, shot
+    for shot (speed and turn), and its hits on us enter the record; the state stays that of the plain env."""
+    env = TankRoyaleEnv("Gunner", radar_mode="lock", wave_inputs=True, threat_inputs=True, rounds_per_game=3)
+    assert env.observation_space.shape == (17 + 12 + 15,)
+    obs, _ = env.reset(seed=3)
+    fired: list[tuple[int, int, float]] = []  # the engine's: (round, turn, speed) of the enemy's new bullets
+    inferred: list[tuple[int, int, float]] = []  # the waves that appeared in the memory, the same
+    known: set[tuple[int, int]] = set()  # (round, bullet id): ids restart every round
+    hits = 0
+    for round_ in range(3):  # three rounds, the teacher driving (it is hit often)
+        while True:
+            before = list(env.memory.threats)
+            action = teacher_action(torch.from_numpy(obs[None, :17]), 800.0, 600.0, False)[0].numpy()
+            obs, _, terminated, _, info = env.step(action)
+            assert np.all(np.abs(obs) <= 1.0)
+            turn = info["turn"]
+            assert env.game is not None
+            for b in env.game.bullets:
+                if b.owner_id == env.opponent_id and (round_, b.bullet_id) not in known:
+                    known.add((round_, b.bullet_id))
+                    fired.append((round_, turn, b.speed))
+            inferred += [(round_, turn, w[3]) for w in env.memory.threats if w not in before]
+            hits += sum(e.type == "BulletHitBotEvent" and e.victim_id == env.agent_id for e in info["events"])
+            if terminated:
+                break
+        if round_ < 2:  # the game's next round (a reset after the last would start a new game)
+            obs, _ = env.reset()
+    matched = sum((r, t) in {(q, u) for q, u, w in inferred if abs(v - w) < 0.05} for r, t, v in fired)
+    assert len(fired) > 20 and matched >= 0.95 * len(fired) and len(inferred) <= 1.05 * len(fired)
+    recorded = sum(env.memory.threat_bins)  # each hit weighs 0.97 of the next: all of them sum to this
+    assert hits > 10 and recorded >= 0.95 * (1.0 - 0.97**hits) / 0.03
+    threats = obs[29:]
+    assert threats[4] == pytest.approx(recorded / (recorded + 3.0), abs=1e-6)
+    assert np.sum(threats[5:14]) == pytest.approx(1.0, abs=1e-5)
 
 
 def test_worker_processes_carry_the_bullet_inputs() -> None:

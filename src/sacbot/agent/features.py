@@ -151,14 +151,16 @@ class RoundMemory:
     # The threat inputs' record (`threat_inputs`): the enemy's waves in flight (origin x and y, the turn
     # fired, bullet speed, bearing from the origin to us then in radians, our sideways direction about the
     # origin then); the game's histogram of the guess factors its bullets hit us at (decayed weights); the
-    # remembered enemy's id, energy and position at its last scan before this tick; our own sideways
-    # direction about it last tick.
+    # remembered enemy's id, energy and position at its last scan before this tick; the change to its energy
+    # that bullet hits made since that scan (a turn's scans come before its bullet hits, so the next scan
+    # shows them); our own sideways direction about it last tick.
     threats: list[tuple[float, float, float, float, float, float]] = field(default_factory=list)
     threat_bins: list[float] = field(default_factory=lambda: [0.0] * WAVE_BINS)
     threat_enemy_id: int = -1
     threat_enemy_energy: float = 0.0
     threat_enemy_x: float = 0.0
     threat_enemy_y: float = 0.0
+    threat_pending: float = 0.0
     threat_sign: float = 1.0
 
     def __post_init__(self) -> None:
@@ -178,6 +180,7 @@ class RoundMemory:
         self.wave_sign = self.wave_previous_sign = 1.0
         self.threats = []
         self.threat_enemy_id = -1
+        self.threat_pending = 0.0
         self.threat_sign = 1.0
         self.forget_enemy()
         self.last_scan_turn = -(10**9)
@@ -518,8 +521,9 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
     wave-surfing bot reads to dodge a gun that learns where it goes.
 
     A bot cannot see the enemy's bullets; it sees the enemy fire by its energy: a drop of 0.1-3 between two
-    scans that our hits (their damage), its hits on us (it gains 3 * power) and rams (0.6) do not explain is a
-    shot of that power: a wave from where the enemy was at its previous scan, fired the turn before (the
+    scans that rams (0.6, in the scan of their turn), our hits (their damage) and its hits on us (it gains 3
+    * power; both in the next turn's scan: a turn scans before its bullets hit) do not explain is a shot of
+    that power: a wave from where the enemy was at its previous scan, fired the turn before (the
     latest it can have been), growing at the bullet's speed.
     Each wave keeps the bearing from its origin to us and our sideways direction about the enemy then; our
     guess factor on it is the angle we have moved since, signed by that direction and divided by the largest
@@ -540,8 +544,10 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
     me, enemy = memory.my_id, memory.enemy_id
     bins = memory.threat_bins
     half = BOT_DIAMETER / 2.0
-    # What this tick's events did to the enemy's energy besides its shots, and its bullets that hit us.
-    change = 0.0
+    # What this tick's events did to the enemy's energy besides its shots (rams now, bullet hits by the next
+    # scan), and its bullets that hit us.
+    rammed = 0.0
+    struck = 0.0
     hits: list[tuple[float, float]] = []  # (speed, direction in radians)
     for ev in tick.events:
         t = ev.type
@@ -549,12 +555,12 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
             bullet = ev.bullet
             if t == "HitByBulletEvent" or (me is not None and ev.victim_id == me):
                 if bullet.owner_id == enemy:
-                    change += HIT_ENERGY_GAIN * bullet.power
+                    struck += HIT_ENERGY_GAIN * bullet.power
                     hits.append((20.0 - 3.0 * bullet.power, math.radians(bullet.direction)))
             elif ev.victim_id == enemy:
-                change -= ev.damage
+                struck -= ev.damage
         elif t == "BotHitBotEvent" and ev.victim_id == enemy:
-            change -= RAM_DAMAGE
+            rammed -= RAM_DAMAGE
     waves = memory.threats
     for speed, direction in hits:  # the nearest wave of the bullet's speed, by its radius
         best, best_gap = -1, BOT_DIAMETER + 2.0 * speed
@@ -574,7 +580,7 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
     fresh = memory.seen and memory.last_scan_turn == memory.turn
     if fresh:
         if enemy == memory.threat_enemy_id:
-            drop = memory.threat_enemy_energy + change - memory.enemy_energy
+            drop = memory.threat_enemy_energy + memory.threat_pending + rammed - memory.enemy_energy
             if MIN_SHOT_DROP <= drop <= MAX_SHOT_DROP:
                 ox, oy = memory.threat_enemy_x, memory.threat_enemy_y
                 speed = 20.0 - 3.0 * min(drop, MAX_FIREPOWER)
@@ -582,8 +588,11 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
                 waves.append((ox, oy, turn - 1.0, speed, bearing, memory.threat_sign))
         memory.threat_enemy_id, memory.threat_enemy_energy = enemy, memory.enemy_energy
         memory.threat_enemy_x, memory.threat_enemy_y = memory.enemy_x, memory.enemy_y
-    elif not memory.seen:
-        memory.threat_enemy_id = -1
+        memory.threat_pending = struck
+    else:
+        memory.threat_pending += struck
+        if not memory.seen:
+            memory.threat_enemy_id = -1
     values = [0.0] * THREAT_INPUT_DIM
     values[1] = 1.0
     kept: list[tuple[float, float, float, float, float, float]] = []
