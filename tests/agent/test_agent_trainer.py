@@ -377,30 +377,42 @@ def test_extra_inputs_widen_the_first_layers_and_train_on_the_stored_states(
         SacTrainer(config()).load_state_arrays(trainer.state_arrays())
 
 
-def test_wave_inputs_reach_the_actor_and_the_critics() -> None:
-    """With wave and bullet inputs, the replay stores state, wave inputs, bullet inputs; the actor reads the
-    state and the wave inputs (then the angle inputs), the critics all of it."""
-    sizes = NetworkSizes(embed=16, hidden=16, head=8, angle_inputs=True, wave_inputs=True, bullet_inputs=True)
+def test_wave_and_threat_inputs_reach_the_actor_and_the_critics() -> None:
+    """With wave, threat and bullet inputs, the replay stores state, wave inputs, threat inputs, bullet
+    inputs; the actor reads the state, the wave and threat inputs (then the angle inputs), the critics all of
+    it."""
+    sizes = NetworkSizes(
+        embed=16,
+        hidden=16,
+        head=8,
+        angle_inputs=True,
+        wave_inputs=True,
+        threat_inputs=True,
+        bullet_inputs=True,
+    )
     trainer = SacTrainer(config(sizes=sizes))
-    assert trainer.replay.obs.shape[1] == 17 + 12 + 18
-    assert trainer.actor.fc_in.in_features == 17 + 12 + 8
-    assert trainer.critic.fc_in_weight.shape[-1] == 37 + 18 + 4
+    observed = 17 + 12 + 15
+    assert trainer.replay.obs.shape[1] == observed + 18
+    assert trainer.actor.fc_in.in_features == observed + 8
+    assert trainer.critic.fc_in_weight.shape[-1] == observed + 8 + 18 + 4
     fill(trainer)
     batch = trainer.replay.sample(8, np.random.default_rng(0))
     stored = batch.obs.swapaxes(0, 1)
     obs, _, _, _, h0, critic_obs, _ = trainer._tensors(batch)
-    assert torch.equal(obs[..., :29], torch.from_numpy(stored[..., :29].copy()))
-    assert torch.equal(critic_obs[..., :37], obs)
-    assert torch.equal(critic_obs[..., 37:], torch.from_numpy(stored[..., 29:].copy()))
-    moved = np.array(batch.obs)
-    moved[..., 17:29] = np.random.default_rng(1).uniform(-1, 1, moved[..., 17:29].shape)  # other waves only
-    obs_moved = trainer._tensors(Batch(moved, batch.action, batch.reward, batch.done, batch.hidden))[0]
-    with torch.no_grad():
-        mu, _, _ = trainer.actor.sequence_tm(obs, h0)
-        mu_moved, _, _ = trainer.actor.sequence_tm(obs_moved, h0)
-    assert not torch.allclose(mu, mu_moved)  # the actor reads them
+    assert torch.equal(obs[..., :observed], torch.from_numpy(stored[..., :observed].copy()))
+    assert torch.equal(critic_obs[..., : observed + 8], obs)
+    assert torch.equal(critic_obs[..., observed + 8 :], torch.from_numpy(stored[..., observed:].copy()))
+    for columns in (slice(17, 29), slice(29, observed)):  # other waves only, other threats only
+        moved = np.array(batch.obs)
+        moved[..., columns] = np.random.default_rng(1).uniform(-1, 1, moved[..., columns].shape)
+        obs_moved = trainer._tensors(Batch(moved, batch.action, batch.reward, batch.done, batch.hidden))[0]
+        with torch.no_grad():
+            mu, _, _ = trainer.actor.sequence_tm(obs, h0)
+            mu_moved, _, _ = trainer.actor.sequence_tm(obs_moved, h0)
+        assert not torch.allclose(mu, mu_moved)  # the actor reads them
     m = trainer.train_step()
-    assert m is not None and np.isfinite(m["critic_loss"]) and trainer.network_sizes()["wave_inputs"] is True
+    assert m is not None and np.isfinite(m["critic_loss"])
+    assert trainer.network_sizes()["wave_inputs"] is True and trainer.network_sizes()["threat_inputs"] is True
 
 
 def test_bullet_inputs_reach_the_critics_and_never_the_actor() -> None:

@@ -86,6 +86,7 @@ n_step = 5
 angle_inputs = true
 energy_inputs = true
 wave_inputs = true
+threat_inputs = true
 bullet_inputs = true
 gun_offset = true
 log_std_max = 0.0
@@ -116,6 +117,7 @@ eval_actions = "speed"
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",
         "SACBOT_WAVE_INPUTS": "1",
+        "SACBOT_THREAT_INPUTS": "1",
         "SACBOT_BULLET_INPUTS": "1",
         "SACBOT_GUN_OFFSET": "1",
         "SACBOT_LOG_STD_MAX": "0.0",

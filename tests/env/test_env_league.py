@@ -62,8 +62,9 @@ class RecordingSnapshot(FrozenActorBot):
             self.ref_round = tick.round_number
             memory.new_round()
             self.ref_hidden = self.reference.initial_hidden()
+        sizes = self.reference.sizes
         observed = stored_observation(
-            tick, memory, self.reference.sizes.wave_inputs, False, False
+            tick, memory, sizes.wave_inputs, sizes.threat_inputs, False
         )  # as the learner
         action, self.ref_hidden = self.reference.step(observed, self.ref_hidden, deterministic=True)
         expected = action_to_intent(action, "lock", memory)
@@ -72,12 +73,14 @@ class RecordingSnapshot(FrozenActorBot):
         return got
 
 
-@pytest.mark.parametrize("extra", ["", "wave_inputs", "gun_offset"])
+@pytest.mark.parametrize("extra", ["", "wave_inputs", "threat_inputs", "gun_offset"])
 def test_a_frozen_snapshot_plays_the_learners_deterministic_policy(trainer: SacTrainer, extra: str) -> None:
-    """A snapshot acts as the learner would on its ticks, with the wave inputs too when its networks read
-    them, and its gun entry read as an offset from the enemy's bearing when they were trained so."""
+    """A snapshot acts as the learner would on its ticks, with the wave or threat inputs too when its
+    networks read them, and its gun entry read as an offset from the enemy's bearing when they were trained
+    so."""
     if extra:
-        sizes = NetworkSizes(wave_inputs=extra == "wave_inputs", gun_offset=extra == "gun_offset")
+        waves, threats, offset = (extra == name for name in ("wave_inputs", "threat_inputs", "gun_offset"))
+        sizes = NetworkSizes(wave_inputs=waves, threat_inputs=threats, gun_offset=offset)
         trainer = SacTrainer(TrainerConfig(sizes=sizes, device="cpu", seed=3))
     sizes = trainer.config.sizes
     arrays = trainer.actor_arrays()

@@ -107,8 +107,13 @@ def installed(exported: Path) -> Path:
 class RecordingFeatures(AgentFeatures):
     """play's feature object, keeping every state, reward and action it handled."""
 
-    def __init__(self, radar_mode: Any, wave_inputs: bool = False, gun_offset: bool = False) -> None:
-        super().__init__(radar_mode, wave_inputs=wave_inputs, gun_offset=gun_offset)
+    def __init__(self, radar_mode: Any, sizes: NetworkSizes) -> None:
+        super().__init__(
+            radar_mode,
+            wave_inputs=sizes.wave_inputs,
+            gun_offset=sizes.gun_offset,
+            threat_inputs=sizes.threat_inputs,
+        )
         self.states: list[np.ndarray] = []
         self.rewards: list[float] = []
         self.actions: list[np.ndarray] = []
@@ -139,7 +144,7 @@ def play_eval_policy(
     radar_mode, _ = radar_mode_for(None, start.meta)
     wanted = actor_specs(sac.array_specs())
     frozen = make_fast_actor({k: v for k, v in start.arrays.items() if k in wanted}, sac.config.sizes)
-    features = RecordingFeatures(radar_mode, sac.config.sizes.wave_inputs, sac.config.sizes.gun_offset)
+    features = RecordingFeatures(radar_mode, sac.config.sizes)
     return RealtimePolicy(features, lambda: frozen, None, None, actions="mean"), features
 
 
@@ -389,18 +394,20 @@ def exported_with(
     return path, export_bot(path, NAME, tmp_path / "bots").folder
 
 
-def test_an_export_with_wave_inputs_sees_and_acts_as_play_eval(tmp_path: Path) -> None:
-    """The wave inputs come from the official API's `bullet_states` in an exported bot as from play's own
-    ticks: the same 29-entry states (the record of shots that reached the enemy included), the same
-    actions."""
-    sizes = NetworkSizes(wave_inputs=True)
+def test_an_export_with_wave_and_threat_inputs_sees_and_acts_as_play_eval(tmp_path: Path) -> None:
+    """The wave and threat inputs come from the official API's `bullet_states` and events in an exported bot
+    as from play's own ticks: the same 44-entry states (the record of shots that reached the enemy, the
+    enemy's shots in flight), the same actions."""
+    sizes = NetworkSizes(wave_inputs=True, threat_inputs=True)
     path, folder = exported_with(sizes, [0.2, 0.8, 0.4, 1.5], tmp_path)  # drives, turns its gun, fires
-    assert json.loads((folder / DESCRIPTION_FILE).read_text())["network_sizes"]["wave_inputs"] is True
+    described = json.loads((folder / DESCRIPTION_FILE).read_text())["network_sizes"]
+    assert described["wave_inputs"] is True and described["threat_inputs"] is True
     policy, seen = play_eval_policy(path, sizes)
     messages, _ = record_game(policy, tmp_path)
     rows = exported_run(folder, messages, tmp_path, dict(os.environ))["rows"]
     states = np.stack(seen.states)
-    assert states.shape[1] == 29 and np.count_nonzero(states[:, 17]) > 0  # waves reached the enemy
+    assert states.shape[1] == 17 + 12 + 15 and np.count_nonzero(states[:, 17]) > 0  # waves reached the enemy
+    assert np.count_nonzero(states[:, 29]) > 0  # the enemy's shots in flight
     np.testing.assert_allclose([r["state"] for r in rows], states, rtol=0, atol=1e-6)
     np.testing.assert_allclose([r["action"] for r in rows], np.stack(seen.actions), rtol=0, atol=1e-5)
 

@@ -127,6 +127,7 @@ def test_the_runners_act_with_the_learner_s_extra_inputs_coloured_noise_and_gun_
 
     monkeypatch.setenv("SACBOT_ANGLE_INPUTS", "1")
     monkeypatch.setenv("SACBOT_WAVE_INPUTS", "1")  # the runners' actors read the wave inputs
+    monkeypatch.setenv("SACBOT_THREAT_INPUTS", "1")  # ... and the threat inputs
     monkeypatch.setenv("SACBOT_BULLET_INPUTS", "1")  # the runners' arenas store the critics' inputs too
     monkeypatch.setenv("SACBOT_NOISE_BETA", "1")  # each runner draws from one pink stream per arena
     monkeypatch.setenv("SACBOT_GUN_SPREAD", "4")  # ... its gun-turn entry four times wider
@@ -139,10 +140,12 @@ def test_the_runners_act_with_the_learner_s_extra_inputs_coloured_noise_and_gun_
     assert meta.extra["angle_inputs"] is True and meta.extra["noise_beta"] == 1.0
     assert meta.extra["gun_spread"] == 4.0 and meta.extra["bullet_inputs"] is True
     assert meta.network_sizes["wave_inputs"] is True and meta.extra["wave_inputs"] is True
+    assert meta.network_sizes["threat_inputs"] is True and meta.extra["threat_inputs"] is True
     assert meta.extra["hindsight_aim"] == 5.0
     passes = [json.loads(line) for line in (out / "training_metrics.jsonl").read_text().splitlines()]
     assert any((p.get("hindsight_aim_share") or 0.0) > 0.0 for p in passes)
-    sizes = NetworkSizes(angle_inputs=True, wave_inputs=True, bullet_inputs=True)
+    sizes = NetworkSizes(angle_inputs=True, wave_inputs=True, threat_inputs=True, bullet_inputs=True)
     restore_trainer(latest_path(out), SacTrainer(TrainerConfig(sizes=sizes, device="cpu")))
     replay = load_replay(out / "replay.npz", sizes.stored_dim, sizes.action_dim, sizes.hidden)
-    assert replay["obs"].shape[1] == 17 + 12 + 18 and np.count_nonzero(replay["obs"][:, 17]) > 0
+    assert replay["obs"].shape[1] == 17 + 12 + 15 + 18 and np.count_nonzero(replay["obs"][:, 17]) > 0
+    assert np.count_nonzero(replay["obs"][:, 29]) > 0  # SpinBot fired: its waves in flight

@@ -210,6 +210,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
         angle_inputs=True,
         energy_inputs=True,
         wave_inputs=True,
+        threat_inputs=True,
         bullet_inputs=True,
         gun_offset=True,
         log_std_max=-1.0,
@@ -232,6 +233,10 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     assert "loaded slot best" in log and "angle inputs on" in log and "energy inputs on" in log
     assert "bullet inputs on: the critics also read where our bullets in flight are" in log
     assert "wave inputs on: the networks also read where the enemy was when our past shots reached it" in log
+    assert (
+        "threat inputs on: the networks also read the enemy's shots in flight and where its bullets hit us"
+        in log
+    )
     assert "log std bound -1: sampled actions stay nearer the mean" in log
     assert "gun offset on: the actor's gun entry is where the gun points from the enemy's bearing" in log
     assert "behaviour spread: play draws each action entry with log std at least -0.5" in log
@@ -247,13 +252,15 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     assert any((m.get("hindsight_aim_loss") or 0.0) > 0.0 for m in passes)
     assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
     assert meta.network_sizes["bullet_inputs"] is True and meta.network_sizes["wave_inputs"] is True
+    assert meta.network_sizes["threat_inputs"] is True
     assert meta.network_sizes["log_std_max"] == -1.0  # the policy's std bound goes on with it too
     assert meta.network_sizes["gun_offset"] is True  # and the gun entry's meaning
-    # The kept replay holds each state with the wave inputs and the critics' bullet inputs after it, from
-    # real ticks: the bot fired, and its shots' waves reached the enemy.
+    # The kept replay holds each state with the wave and threat inputs and the critics' bullet inputs after
+    # it, from real ticks: the bot fired, and its shots' waves reached the enemy; the enemy fired back.
     replay = load_replay(weights / "replay.npz", sizes.stored_dim, sizes.action_dim, sizes.hidden)
-    assert replay["obs"].shape[1] == 17 + 12 + 18
+    assert replay["obs"].shape[1] == 17 + 12 + 15 + 18
     assert np.count_nonzero(replay["obs"][:, 17]) > 0 and np.count_nonzero(replay["obs"][:, 29]) > 0
+    assert np.count_nonzero(replay["obs"][:, 44]) > 0
 
 
 def sacbot_play(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
