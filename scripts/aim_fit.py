@@ -4,10 +4,11 @@
 
 Plays `--rounds` in-process rounds of the run folder's `latest.zip` (its mean, as `sacbot eval` plays) against
 each of OPPONENTS (comma-separated; Orbiter,StopGo,Surfer by default), labels them as the trainer does
-(`sacbot.agent.hindsight.hindsight_aim`) and prints per opponent: the shots fired and the share that hit, and
-over the labelled aiming steps the median distance, in degrees, of the gun turn played (the mean's) from the
-label, of the teacher's linear aim from it on the same states, and the share of steps where the played turn
-lay within a bot's half-width (18 units) of the label at that shot's distance.
+(`sacbot.agent.hindsight.hindsight_aim`) and prints per opponent: the shots fired and the share that hit, the
+enemy's shots and the share that hit us (how well the bot dodges), and over the labelled aiming steps the
+median distance, in degrees, of the gun turn played (the mean's) from the label, of the teacher's linear aim
+from it on the same states, and the share of steps where the played turn lay within a bot's half-width (18
+units) of the label at that shot's distance.
 
 With `--modes` it also prints where the labels lie: the label minus the teacher's linear aim, in degrees,
 signed so that negative is back against the enemy's sideways motion at the aiming step (a bot that reverses
@@ -61,11 +62,15 @@ def main() -> None:
     trainer = load_run(args.run)
     sizes = trainer.config.sizes
     actor = FastActor(trainer.actor_arrays(), sizes)
-    print(f"{args.run}: {'opponent':10} shots  hit   labelled  |played-label|  |teacher-label|  within")
+    print(
+        f"{args.run}: {'opponent':10} shots  hit   labelled  |played-label|  |teacher-label|  within"
+        "  their shots  hit us"
+    )
     for opponent in args.opponents.split(","):
         rounds = play(actor, sizes, opponent, args.rounds)
         shots = sum(len(r.fired) for r in rounds)
         hits = sum(len(r.hits) for r in rounds)
+        theirs, hit_us = sum(r.enemy_shots for r in rounds), sum(r.enemy_hits for r in rounds)
         played, taught, within, signed, aimed = [], [], [], [], []
         turns: dict[str, list[np.ndarray]] = {"played": [], "teacher's": [], "label": []}
         for r in rounds:
@@ -94,6 +99,7 @@ def main() -> None:
         print(
             f"{head} {shots:5d} {hits / max(shots, 1):5.2f} {len(p):9d}"
             f" {np.median(p):14.2f} {np.median(t):16.2f} {w.mean():7.2f}"
+            f" {theirs:12d} {hit_us / max(theirs, 1):7.2f}"
         )
         for what, offsets in (("label", signed), ("played", aimed)) if args.modes else ():
             s = np.concatenate(offsets)

@@ -46,12 +46,15 @@ GUN_HEAT = 6  # the state's gun-heat entry (features.py)
 @dataclass
 class Round:
     """One round of the mean's play: stored states (T+1, S + the critics' own inputs), actions (T, A), and
-    our bullets: the step whose intent fired each (its id -> step) and the ids that hit the enemy."""
+    our bullets: the step whose intent fired each (its id -> step) and the ids that hit the enemy; and the
+    enemy's: how many it fired (the engine's own count) and how many hit us."""
 
     states: np.ndarray
     actions: np.ndarray
     fired: dict[int, int]
     hits: set[int]
+    enemy_shots: int = 0
+    enemy_hits: int = 0
 
 
 def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> list[Round]:
@@ -62,6 +65,7 @@ def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> l
         max_turns=3000,
         rounds_per_game=rounds,
         wave_inputs=sizes.wave_inputs,
+        threat_inputs=sizes.threat_inputs,
         bullet_inputs=sizes.bullet_inputs,
         gun_offset=sizes.gun_offset,
     )
@@ -72,6 +76,8 @@ def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> l
         states, actions = [obs], list[np.ndarray]()
         fired: dict[int, int] = {}
         hits: set[int] = set()
+        theirs: set[int] = set()  # the enemy's bullet ids this round
+        hit_us = 0
         while True:
             action, hidden = actor.step(obs[: sizes.observed_dim], hidden, deterministic=True)
             obs, _, terminated, truncated, info = env.step(action)
@@ -80,11 +86,15 @@ def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> l
                     fired[ev.bullet.bullet_id] = len(actions)
                 elif ev.type == "BulletHitBotEvent" and ev.bullet.owner_id == env.agent_id:
                     hits.add(ev.bullet.bullet_id)
+                elif ev.type == "BulletHitBotEvent" and ev.victim_id == env.agent_id:
+                    hit_us += 1
+            assert env.game is not None
+            theirs.update(b.bullet_id for b in env.game.bullets if b.owner_id == env.opponent_id)
             actions.append(action)
             states.append(obs)
             if terminated or truncated:
                 break
-        done.append(Round(np.stack(states), np.stack(actions), fired, hits))
+        done.append(Round(np.stack(states), np.stack(actions), fired, hits, len(theirs), hit_us))
         obs, _ = env.reset()
     env.close()
     return done
