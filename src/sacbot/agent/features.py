@@ -521,15 +521,15 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
     wave-surfing bot reads to dodge a gun that learns where it goes.
 
     A bot cannot see the enemy's bullets; it sees the enemy fire by its energy: a drop of 0.1-3 between two
-    scans that rams (0.6, in the scan of their turn), our hits (their damage) and its hits on us (it gains 3
-    * power; both in the next turn's scan: a turn scans before its bullets hit) do not explain is a shot of
-    that power: a wave from where the enemy was at its previous scan, fired the turn before (the
-    latest it can have been), growing at the bullet's speed.
-    Each wave keeps the bearing from its origin to us and our sideways direction about the enemy then; our
-    guess factor on it is the angle we have moved since, signed by that direction and divided by the largest
-    angle a bot can cover before the bullet arrives (asin(8 / bullet speed)): +1 went on at full speed, 0
-    stayed on the line a head-on shot takes, below 0 turned back. When its bullet hits us, the guess factor of
-    the bullet's direction on the matching wave is recorded; a wave past us is dropped.
+    scans that rams (0.6, in the scan of their turn), our hits (their damage) and its hits on us (it gains 3 *
+    power; both in the next turn's scan: a turn scans before its bullets hit) do not explain is a shot of that
+    power: a wave from where the enemy was at its previous scan, fired the turn before (the latest it can have
+    been), growing at the bullet's speed. Each wave keeps the bearing from its origin to us and our sideways
+    direction about the enemy then; our guess factor on it is the angle we have moved since, signed by that
+    direction and divided by the largest angle a bot can cover before the bullet arrives (asin(8 / bullet
+    speed)): +1 went on at full speed, 0 stayed on the line a head-on shot takes, below 0 turned back. When
+    its bullet hits us, the guess factor of the bullet's direction on the matching wave is recorded; a wave
+    past us is dropped.
       0      the waves in flight / 3 (clipped)
       1      the nearest wave's turns until it reaches us / 40 (clipped; 1 when none)
       2      our guess factor on it now (0 when none)
