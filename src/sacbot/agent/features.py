@@ -423,6 +423,26 @@ WAVE_DECAY = 0.97
 WAVE_CONFIDENCE = 5.0
 
 
+def _guess_factor(angle: float, bearing: float, sign: float, speed: float) -> float:
+    """The guess factor of `angle` (radians, from a wave's origin) on a wave: its turn from the wave's
+    `bearing`, signed by the sideways direction `sign` then, over the largest escape angle of a bullet at
+    `speed` (asin(8 / speed)); clipped to [-1, 1]."""
+    turned = (angle - bearing + math.pi) % (2.0 * math.pi) - math.pi
+    return _clip1(turned * sign / math.asin(MAX_SPEED / speed))
+
+
+def _factor_bin(factor: float) -> int:
+    """The one of WAVE_BINS equal bins from -1 to +1 that a guess factor falls in."""
+    return min(int((factor + 1.0) * WAVE_BINS / 2.0), WAVE_BINS - 1)
+
+
+def _record_factor(bins: list[float], factor: float) -> None:
+    """Add a guess factor to a decayed histogram: the earlier weights times `WAVE_DECAY`, its bin plus 1."""
+    for i in range(WAVE_BINS):
+        bins[i] *= WAVE_DECAY
+    bins[_factor_bin(factor)] += 1.0
+
+
 def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np.ndarray:
     """The wave inputs (`NetworkSizes.wave_inputs`): how the remembered enemy answered our past shots this
     game, `WAVE_INPUT_DIM` float32 in [-1, 1] (written into `out` when given). Read it after `observe`, once
@@ -457,11 +477,7 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
                 if speed * (turn - fired) < math.hypot(ex - wx, ey - wy) - half:
                     kept.append(wave)
                     continue
-                turned = (math.atan2(ey - wy, ex - wx) - bearing + math.pi) % (2.0 * math.pi) - math.pi
-                factor = _clip1(turned * sign / math.asin(MAX_SPEED / speed))
-                for i in range(WAVE_BINS):
-                    bins[i] *= WAVE_DECAY
-                bins[min(int((factor + 1.0) * WAVE_BINS / 2.0), WAVE_BINS - 1)] += 1.0
+                _record_factor(bins, _guess_factor(math.atan2(ey - wy, ex - wx), bearing, sign, speed))
             memory.waves = kept
         line = math.atan2(ey - y, ex - x)
         lateral = memory.enemy_speed * math.sin(math.radians(memory.enemy_direction) - line)
@@ -572,11 +588,7 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
                     best, best_gap = i, gap
         if best >= 0:
             wx, wy, fired, wspeed, bearing, sign = waves.pop(best)
-            turned = (direction - bearing + math.pi) % (2.0 * math.pi) - math.pi
-            factor = _clip1(turned * sign / math.asin(MAX_SPEED / wspeed))
-            for i in range(WAVE_BINS):
-                bins[i] *= WAVE_DECAY
-            bins[min(int((factor + 1.0) * WAVE_BINS / 2.0), WAVE_BINS - 1)] += 1.0
+            _record_factor(bins, _guess_factor(direction, bearing, sign, wspeed))
     fresh = memory.seen and memory.last_scan_turn == memory.turn
     if fresh:
         if enemy == memory.threat_enemy_id:
@@ -606,9 +618,8 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
             continue
         kept.append(wave)
         if left < soonest:
-            turned = (math.atan2(y - wy, x - wx) - bearing + math.pi) % (2.0 * math.pi) - math.pi
             soonest = left
-            nearest_factor = _clip1(turned * sign / math.asin(MAX_SPEED / speed))
+            nearest_factor = _guess_factor(math.atan2(y - wy, x - wx), bearing, sign, speed)
             values[1] = _clip1(max(left, 0.0) / THREAT_HORIZON)
             values[3] = _clip1((20.0 - speed) / 3.0 / MAX_FIREPOWER)
     memory.threats = kept
@@ -621,8 +632,7 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
         for i in range(WAVE_BINS):
             values[5 + i] = bins[i] / total
         if kept:
-            here = min(int((nearest_factor + 1.0) * WAVE_BINS / 2.0), WAVE_BINS - 1)
-            values[5 + WAVE_BINS] = bins[here] / total
+            values[5 + WAVE_BINS] = bins[_factor_bin(nearest_factor)] / total
     if memory.seen:  # our sideways direction about the enemy, for the next wave
         away = math.atan2(y - memory.enemy_y, x - memory.enemy_x)
         lateral = tick.bot_state.speed * math.sin(math.radians(memory.direction) - away)
