@@ -115,6 +115,8 @@ class SacbotSettings(BaseSettings):
     angle_inputs: bool | None = None
     # Opt-in: they also read the enemy's energy as a phase (`NetworkSizes.energy_inputs`); None as above.
     energy_inputs: bool | None = None
+    # Opt-in: they also read where a linear aim points (`NetworkSizes.lead_inputs`); None as above.
+    lead_inputs: bool | None = None
     # Opt-in: they also read how the enemy answered our past shots this game (`NetworkSizes.wave_inputs`);
     # None as above.
     wave_inputs: bool | None = None

@@ -333,9 +333,65 @@ def test_angle_inputs_are_the_same_for_numpy_and_torch_and_batches() -> None:
     assert batched.shape == (3, 5, 27) and both.input_dim == 27
     assert np.allclose(batched[1, 2], F.network_inputs(states[1, 2], both))
     t = torch.from_numpy(states)
-    columns = torch.stack(F.input_columns(t, both, torch.sin, torch.cos), -1).numpy()
+    columns = torch.stack(F.input_columns(t, both, torch), -1).numpy()
     assert np.allclose(columns, batched[..., 17:], atol=1e-5)
     assert np.array_equal(F.network_inputs(states, NetworkSizes()), states)  # none on: the state itself
+
+
+@pytest.mark.parametrize("across", [90.0, -90.0, 180.0])
+@pytest.mark.parametrize("gun_off", [0.0, 70.0, -150.0])
+def test_lead_inputs_point_where_a_linear_aim_hits(across: float, gun_off: float) -> None:
+    """An enemy 400 away (power 1: bullets of 17 a turn) crossing our line of sight at full speed is led by
+    about the largest escape angle, asin(8 / 17), to the side it moves to, and a bullet fired along that aim
+    meets it; one driving along the line is aimed at head-on. The columns give the gun's error to the aim
+    smoothly, the teacher's gun turn is the same aim, and numpy, torch and plain floats agree."""
+    import torch
+
+    from sacbot.agent.teacher import teacher_action
+
+    bearing = math.radians(30.0)
+    x, y = 150.0, 120.0
+    ex, ey = x + 400.0 * math.cos(bearing), y + 400.0 * math.sin(bearing)
+    heading = (30.0 + across) % 360.0
+    gun = (30.0 - gun_off) % 360.0
+    s = F.observe(
+        tick(state(x=x, y=y, gun_direction=gun), [scan(ex, ey, direction=heading, speed=8.0)]), memory()
+    )
+    sizes = NetworkSizes(lead_inputs=True)
+    assert sizes.input_dim == 21
+    columns = F.network_inputs(s, sizes)
+    assert columns.shape == (21,) and np.array_equal(columns[:17], s)
+    err_sin, err_cos, lead, escape = columns[17:]
+    assert err_sin**2 + err_cos**2 == pytest.approx(1.0, abs=1e-5)
+    assert escape == pytest.approx(math.asin(8.0 / 17.0) / (math.pi / 4.0), abs=1e-5)
+    aim = gun + math.degrees(math.atan2(err_sin, err_cos))
+    if across == 180.0:  # along the line of sight: the aim is the bearing
+        assert lead == pytest.approx(0.0, abs=1e-4)
+        assert wrap(aim - 30.0) == pytest.approx(0.0, abs=1e-3)
+    else:  # across it: most of the escape angle, to the side it goes (+: counter-clockwise)
+        assert 0.8 < lead * math.copysign(1.0, across) <= 1.0
+    # A bullet fired along the aim next turn (the intent acts then) meets the enemy on its straight path.
+    d, h = math.radians(aim), math.radians(heading)
+    closest = min(
+        math.hypot(x + 17.0 * k * math.cos(d) - ex - 8.0 * (k + 1) * math.cos(h),
+                   y + 17.0 * k * math.sin(d) - ey - 8.0 * (k + 1) * math.sin(h))
+        for k in range(1, 60)
+    )  # fmt: skip
+    assert closest < F.BOT_DIAMETER / 2.0
+    # the teacher's gun turn is the same aim (clipped to one turn of the gun)
+    teacher_gun = float(teacher_action(torch.from_numpy(s)[None])[0, 2])
+    assert teacher_gun == pytest.approx(max(-1.0, min(1.0, wrap(aim - gun) / 20.0)), abs=1e-5)
+    t = torch.stack(F.input_columns(torch.from_numpy(s), sizes, torch), -1).numpy()
+    floats = F.lead_inputs_of(F.FLOAT_MATH, *(float(s[i]) for i in (0, 1, 2, 4, 7, 12, 13, 14, 15)))
+    assert np.allclose(t, columns[17:], atol=1e-5) and np.allclose(floats, columns[17:], atol=1e-5)
+    everything = NetworkSizes(angle_inputs=True, energy_inputs=True, lead_inputs=True)
+    assert np.allclose(
+        F.network_inputs(s, everything)[27:], columns[17:]
+    )  # after the angle and energy inputs
+
+
+def wrap(angle: float) -> float:
+    return (angle + 180.0) % 360.0 - 180.0
 
 
 @pytest.mark.parametrize("power", [0.1, 1.0, 2.0, 3.0])

@@ -37,8 +37,9 @@ def test_the_kernel_is_used_where_a_compiler_exists() -> None:
     "sizes",
     [NetworkSizes(activation="relu"), NetworkSizes(activation="tanh"), NetworkSizes(activation="elu"),
      NetworkSizes(angle_inputs=True), NetworkSizes(energy_inputs=True),
-     NetworkSizes(angle_inputs=True, energy_inputs=True)],
-    ids=["relu", "tanh", "elu", "angle-inputs", "energy-inputs", "both-inputs"],
+     NetworkSizes(angle_inputs=True, energy_inputs=True), NetworkSizes(lead_inputs=True),
+     NetworkSizes(angle_inputs=True, energy_inputs=True, lead_inputs=True)],
+    ids=["relu", "tanh", "elu", "angle-inputs", "energy-inputs", "both-inputs", "lead-inputs", "all-inputs"],
 )  # fmt: skip
 def test_fast_equals_torch_over_a_sequence(sizes: NetworkSizes, native: bool) -> None:
     torch.manual_seed(0)

@@ -346,15 +346,19 @@ def test_the_kickstart_weight_holds_then_fades_to_its_floor() -> None:
 
 
 @pytest.mark.parametrize(
-    ("angles", "energy", "width"), [(True, False, 25), (False, True, 19), (True, True, 27)]
-)
+    ("angles", "energy", "leads", "width"),
+    [(True, False, False, 25), (False, True, False, 19), (True, True, False, 27), (False, False, True, 21),
+     (True, True, True, 31)],
+)  # fmt: skip
 def test_extra_inputs_widen_the_first_layers_and_train_on_the_stored_states(
-    angles: bool, energy: bool, width: int
+    angles: bool, energy: bool, leads: bool, width: int
 ) -> None:
     from sacbot.agent.features import network_inputs
     from sacbot.agent.inference import FastActor
 
-    sizes = NetworkSizes(embed=16, hidden=16, head=8, angle_inputs=angles, energy_inputs=energy)
+    sizes = NetworkSizes(
+        embed=16, hidden=16, head=8, angle_inputs=angles, energy_inputs=energy, lead_inputs=leads
+    )
     trainer = SacTrainer(config(sizes=sizes))
     assert trainer.replay.obs.shape[1] == 17  # the replay keeps the state; the networks widen it
     assert trainer.actor.fc_in.in_features == width
@@ -365,6 +369,7 @@ def test_extra_inputs_widen_the_first_layers_and_train_on_the_stored_states(
     assert m is not None and np.isfinite(m["critic_loss"])
     built = trainer.network_sizes()
     assert built["angle_inputs"] is angles and built["energy_inputs"] is energy
+    assert built["lead_inputs"] is leads
     # the actor it publishes acts on plain 17-entry states as the torch actor does on the widened inputs
     states = np.random.default_rng(1).uniform(-1, 1, (6, 17)).astype(np.float32)
     fast = FastActor(trainer.actor_arrays(), sizes)

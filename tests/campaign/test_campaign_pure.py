@@ -85,6 +85,7 @@ hindsight_target = "bearing"
 n_step = 5
 angle_inputs = true
 energy_inputs = true
+lead_inputs = true
 wave_inputs = true
 threat_inputs = true
 bullet_inputs = true
@@ -116,6 +117,7 @@ eval_actions = "speed"
         "SACBOT_N_STEP": "5",
         "SACBOT_ANGLE_INPUTS": "1",
         "SACBOT_ENERGY_INPUTS": "1",
+        "SACBOT_LEAD_INPUTS": "1",
         "SACBOT_WAVE_INPUTS": "1",
         "SACBOT_THREAT_INPUTS": "1",
         "SACBOT_BULLET_INPUTS": "1",

@@ -139,17 +139,19 @@ def test_train_fast_tunes_the_temperature_toward_the_entropy_target_setting(
     assert (meta := read_meta(latest_path(out))) is not None and meta.extra["target_entropy"] == target
 
 
-def test_train_fast_with_wave_and_threat_inputs_stores_them_and_resumes_with_them(
+def test_train_fast_with_wave_threat_and_lead_inputs_stores_them_and_resumes_with_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SACBOT_WAVE_INPUTS=1 and SACBOT_THREAT_INPUTS=1 (a campaign's [bot] wave_inputs, threat_inputs) build
-    networks that read those inputs and a replay that stores them; a resume without the settings goes on with
-    the checkpoint's networks."""
+    """SACBOT_WAVE_INPUTS=1, SACBOT_THREAT_INPUTS=1 and SACBOT_LEAD_INPUTS=1 (a campaign's [bot] wave_inputs,
+    threat_inputs, lead_inputs) build networks that read those inputs and a replay that stores the first two
+    (the lead inputs are computed from the state); a resume without the settings goes on with the
+    checkpoint's networks."""
     from sacbot.agent.sizes import NetworkSizes
     from sacbot.checkpoint.replay_file import load_replay
 
     monkeypatch.setenv("SACBOT_WAVE_INPUTS", "1")
     monkeypatch.setenv("SACBOT_THREAT_INPUTS", "1")
+    monkeypatch.setenv("SACBOT_LEAD_INPUTS", "1")
     out = tmp_path / "weights"
     said: list[str] = []
     first = train_fast("Walls", out, steps=600, envs=2, seed=3, updates_per_step=0.2, warmup_steps=200,
@@ -160,21 +162,24 @@ def test_train_fast_with_wave_and_threat_inputs_stores_them_and_resumes_with_the
         "threat inputs on: the networks also read the enemy's shots in flight and where its bullets hit us"
         in said
     )
+    assert "lead inputs on: the networks also read where a linear aim points" in said
     assert not any(line.startswith(("angle inputs on", "bullet inputs on", "log std bound")) for line in said)
     meta = read_meta(latest_path(out))
     assert meta is not None and meta.network_sizes["wave_inputs"] is True
     assert meta.extra["wave_inputs"] is True and meta.extra["threat_inputs"] is True
-    sizes = NetworkSizes(wave_inputs=True, threat_inputs=True)
+    assert meta.network_sizes["lead_inputs"] is True and meta.extra["lead_inputs"] is True
+    sizes = NetworkSizes(wave_inputs=True, threat_inputs=True, lead_inputs=True)
     replay = load_replay(out / "replay.npz", sizes.stored_dim, sizes.action_dim, sizes.hidden)
     assert replay["obs"].shape[1] == 17 + 12 + 15 and np.count_nonzero(replay["obs"][:, 17]) > 0
     assert np.count_nonzero(replay["obs"][:, 29]) > 0  # Walls fired: waves of its shots in flight
     monkeypatch.delenv("SACBOT_WAVE_INPUTS")
     monkeypatch.delenv("SACBOT_THREAT_INPUTS")
+    monkeypatch.delenv("SACBOT_LEAD_INPUTS")
     resumed = train_fast("Walls", out, steps=100, envs=2, seed=3, updates_per_step=0.2, warmup_steps=0,
                          max_turns=300, replay_keep=10_000)  # fmt: skip
     assert resumed.updates > first.updates > 0
     assert (meta := read_meta(latest_path(out))) is not None and meta.network_sizes["wave_inputs"] is True
-    assert meta.network_sizes["threat_inputs"] is True
+    assert meta.network_sizes["threat_inputs"] is True and meta.network_sizes["lead_inputs"] is True
 
 
 def test_train_fast_with_the_gun_offset_lets_the_teacher_lead_in_its_terms_and_resumes_with_it(
@@ -303,7 +308,7 @@ def test_bullet_inputs_turned_on_in_a_run_keep_its_critics_and_train_on(
             return trainer.critic.sequence_tm(x, trainer.critic.initial_hidden(3))[0]
 
     state = stored[..., :17]
-    widened = torch.cat([state, torch.stack(input_columns(state, plain, torch.sin, torch.cos), -1)], -1)
+    widened = torch.cat([state, torch.stack(input_columns(state, plain, torch), -1)], -1)
     before = q(old, torch.cat([widened, act], -1))
     after = q(new, torch.cat([widened, stored[..., 17:], act], -1))
     assert torch.allclose(before, after, atol=1e-6)

@@ -209,6 +209,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     sizes = NetworkSizes(
         angle_inputs=True,
         energy_inputs=True,
+        lead_inputs=True,
         wave_inputs=True,
         threat_inputs=True,
         bullet_inputs=True,
@@ -231,6 +232,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     wait_for(lambda: "sacbot play: stopped (" in bot_log(tmp_path / "logs"), "a clean exit")
     log = bot_log(tmp_path / "logs")
     assert "loaded slot best" in log and "angle inputs on" in log and "energy inputs on" in log
+    assert "lead inputs on: the networks also read where a linear aim points" in log
     assert "bullet inputs on: the critics also read where our bullets in flight are" in log
     assert "wave inputs on: the networks also read where the enemy was when our past shots reached it" in log
     assert (
@@ -252,7 +254,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
     assert any((m.get("hindsight_aim_loss") or 0.0) > 0.0 for m in passes)
     assert meta.network_sizes["angle_inputs"] is True and meta.network_sizes["energy_inputs"] is True
     assert meta.network_sizes["bullet_inputs"] is True and meta.network_sizes["wave_inputs"] is True
-    assert meta.network_sizes["threat_inputs"] is True
+    assert meta.network_sizes["threat_inputs"] is True and meta.network_sizes["lead_inputs"] is True
     assert meta.network_sizes["log_std_max"] == -1.0  # the policy's std bound goes on with it too
     assert meta.network_sizes["gun_offset"] is True  # and the gun entry's meaning
     # The kept replay holds each state with the wave and threat inputs and the critics' bullet inputs after

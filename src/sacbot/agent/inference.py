@@ -20,7 +20,13 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from sacbot.agent import native_step
-from sacbot.agent.features import angle_inputs_of, energy_inputs_of, network_inputs
+from sacbot.agent.features import (
+    FLOAT_MATH,
+    angle_inputs_of,
+    energy_inputs_of,
+    lead_inputs_of,
+    network_inputs,
+)
 from sacbot.agent.sizes import NetworkSizes
 
 ActionMode = Literal["mean", "sampled", "speed"]
@@ -209,7 +215,7 @@ class FastActor:
         return io["action"].copy(), io["new_hidden"].copy()
 
     def _widen(self, state: np.ndarray) -> np.ndarray:
-        """One state and its angle and energy inputs (`features.input_columns`) in a reused buffer:
+        """One state and its angle, energy and lead inputs (`features.input_columns`) in a reused buffer:
         plain-float maths, a few microseconds (numpy's per-call overhead on 10 scalars costs the realtime
         thread several times more)."""
         v = state.tolist()
@@ -219,6 +225,8 @@ class FastActor:
         columns = angle_inputs_of(v[2], v[4], v[13], v[14], math.sin, math.cos) if sz.angle_inputs else []
         if sz.energy_inputs:
             columns += energy_inputs_of(v[16], math.sin, math.cos)
+        if sz.lead_inputs:
+            columns += lead_inputs_of(FLOAT_MATH, v[0], v[1], v[2], v[4], v[7], v[12], v[13], v[14], v[15])
         buf[sz.observed_dim :] = columns
         return buf
 

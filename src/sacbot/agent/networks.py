@@ -2,9 +2,10 @@
 
 Actor:   s (17) -> Linear 128 + act -> GRU(128, 128) -> Linear 64 + act -> mu (4), log sigma (4) in [-20, 2].
 Critics: concat(s, a) (21) -> Linear 128 + act -> GRU(128, 128) -> Linear 64 + act -> Q.
-With the opt-in angle and energy inputs (`NetworkSizes.angle_inputs`, `.energy_inputs`) s is the state widened
-by the trainer (to 25, 19 or 27; `sacbot.agent.features.input_columns`). With the opt-in bullet inputs
-(`NetworkSizes.bullet_inputs`) the critics alone read 18 more (`sacbot.agent.features.bullet_inputs`).
+With the opt-in angle, energy and lead inputs (`NetworkSizes.angle_inputs`, `.energy_inputs`,
+`.lead_inputs`) s is the state widened by the trainer (8, 2 and 4 more; `features.input_columns`).
+With the opt-in bullet inputs (`NetworkSizes.bullet_inputs`) the critics alone read 18 more
+(`sacbot.agent.features.bullet_inputs`).
 
 The two critics are one module with stacked (leading dimension 2) parameters, so one optimiser, one clip and
 one Polyak op cover both, and every pass runs both critics at once: batched matmuls and one grouped GRU

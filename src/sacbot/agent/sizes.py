@@ -8,6 +8,9 @@ from dataclasses import asdict, dataclass
 ANGLE_INPUT_DIM = 8
 # sin and cos of the enemy's energy as a phase (`sacbot.agent.features.energy_input_columns`).
 ENERGY_INPUT_DIM = 2
+# Where a linear aim points, from the state (`sacbot.agent.features.lead_input_columns`): its angle from the
+# gun (sin, cos), its lead as a guess factor and the bullet's largest escape angle.
+LEAD_INPUT_DIM = 4
 # The critics' own inputs with `bullet_inputs`: six numbers for each of the three of our bullets in flight
 # nearest the enemy (`sacbot.agent.features.bullet_inputs`).
 BULLET_SLOTS = 3
@@ -44,6 +47,9 @@ class NetworkSizes:
     # Opt-in: they also read the enemy's energy as a phase (`sacbot.agent.features.energy_input_columns`),
     # where the drop of a shot stands out: no new information either.
     energy_inputs: bool = False
+    # Opt-in: they also read where a linear aim points (`sacbot.agent.features.lead_input_columns`, the
+    # teacher's gun): no new information either, but a fixed-point iteration a network learns only roughly.
+    lead_inputs: bool = False
     # Opt-in: the critics (only) also read where our bullets in flight are against the enemy
     # (`sacbot.agent.features.bullet_inputs`), stored after each state in the replay; the actor never
     # reads them.
@@ -71,9 +77,10 @@ class NetworkSizes:
     @property
     def input_dim(self) -> int:
         """Width of the actor's input (and the critics', before their own inputs): the state, the wave and
-        threat inputs (`observed_dim`), then the angle and energy inputs that are on."""
+        threat inputs (`observed_dim`), then the angle, energy and lead inputs that are on."""
         angles = ANGLE_INPUT_DIM if self.angle_inputs else 0
-        return self.observed_dim + angles + (ENERGY_INPUT_DIM if self.energy_inputs else 0)
+        leads = LEAD_INPUT_DIM if self.lead_inputs else 0
+        return self.observed_dim + angles + (ENERGY_INPUT_DIM if self.energy_inputs else 0) + leads
 
     @property
     def critic_only_dim(self) -> int:

@@ -34,12 +34,12 @@ from sacbot.agent.features import (
     MAX_GUN_TURN_RATE,
     MAX_SPEED,
     UNSEEN_ENEMY,
+    linear_aim,
 )
 
 PREFERRED_DISTANCE = 200.0
 WALL_MARGIN = 60.0
 LOOKAHEAD = 90.0  # how far ahead along the travel direction the wall check looks
-AIM_ITERATIONS = 4
 
 
 def _wrap(angle: Tensor) -> Tensor:
@@ -83,20 +83,10 @@ def teacher_action(
         unseen = unseen & (obs[..., 12 + i] == v)
 
     # Gun: linear targeting with power by distance.
-    ex, ey = x + dist * torch.cos(bearing), y + dist * torch.sin(bearing)
-    power = torch.where(dist < 150.0, 3.0, torch.where(dist < 300.0, 2.0, 1.0))
-    power = torch.minimum(power, torch.clamp(energy / 10.0, min=0.1))  # misses drain energy: save it
-    bullet_speed = 20.0 - 3.0 * power
-    vx, vy = e_speed * torch.cos(e_heading), e_speed * torch.sin(e_heading)
-    half = BOT_DIAMETER / 2.0
-    px, py = ex, ey
-    for _ in range(AIM_ITERATIONS):
-        t = torch.hypot(px - x, py - y) / bullet_speed + 1.0  # +1: the intent acts next turn
-        px = torch.clamp(ex + vx * t, half, w - half)
-        py = torch.clamp(ey + vy * t, half, h - half)
-    aim = torch.atan2(py - y, px - x)
+    aim, power, reach = linear_aim(torch, x, y, dist, bearing, e_heading, e_speed, energy, w, h)
     gun_error = _wrap(aim - gun)
-    tolerance = torch.atan2(torch.full_like(dist, half), torch.clamp(torch.hypot(px - x, py - y), min=1.0))
+    half = BOT_DIAMETER / 2.0
+    tolerance = torch.atan2(torch.full_like(dist, half), torch.clamp(reach, min=1.0))
     a_fire = fire_entry(power, gun_error, tolerance) if aimed_fire else power / 3.0  # a hot gun ignores it
     if gun_offset:
         a_gun = torch.clamp(torch.rad2deg(_wrap(aim - bearing)) / GUN_OFFSET_RANGE, -1.0, 1.0)

@@ -207,8 +207,8 @@ class SacTrainer:
 
         stored = tm(batch.obs)
         obs = stored[..., : sz.observed_dim]
-        columns = input_columns(obs, sz, torch.sin, torch.cos)
-        if columns:  # the networks read the state (and wave inputs), then the angle and energy inputs
+        columns = input_columns(obs, sz, torch)
+        if columns:  # the networks read the state (and wave inputs), then the angle, energy and lead inputs
             obs = torch.cat([obs, torch.stack(columns, -1)], -1)
         critic_obs = torch.cat([obs, stored[..., sz.observed_dim :]], -1) if sz.critic_only_dim else obs
         return (

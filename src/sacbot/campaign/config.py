@@ -175,6 +175,7 @@ class BotSettings(_Strict):
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)
+    lead_inputs: bool | None = None  # ... and where a linear aim points (the teacher's gun)
     wave_inputs: bool | None = None  # ... and how the enemy answered our past shots this game
     threat_inputs: bool | None = None  # ... and the enemy's shots in flight, where its bullets hit us
     bullet_inputs: bool | None = None  # the critics alone also read where our bullets in flight are
@@ -215,6 +216,7 @@ class BotSettings(_Strict):
             "n_step": self.n_step,
             "angle_inputs": None if self.angle_inputs is None else int(self.angle_inputs),
             "energy_inputs": None if self.energy_inputs is None else int(self.energy_inputs),
+            "lead_inputs": None if self.lead_inputs is None else int(self.lead_inputs),
             "wave_inputs": None if self.wave_inputs is None else int(self.wave_inputs),
             "threat_inputs": None if self.threat_inputs is None else int(self.threat_inputs),
             "bullet_inputs": None if self.bullet_inputs is None else int(self.bullet_inputs),

@@ -198,6 +198,7 @@ def train_ray(
         "gun_spread": settings.gun_spread,
         "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),
         "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
+        "lead_inputs": sizes.lead_inputs,
         "wave_inputs": sizes.wave_inputs, "threat_inputs": sizes.threat_inputs,
         "bullet_inputs": sizes.bullet_inputs,
         "gun_offset": sizes.gun_offset,

@@ -126,6 +126,8 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
         lines.append("angle inputs on: the networks also read sin/cos of four angles of the state")
     if sizes.energy_inputs:
         lines.append("energy inputs on: the networks also read the enemy's energy as a phase")
+    if sizes.lead_inputs:
+        lines.append("lead inputs on: the networks also read where a linear aim points")
     if sizes.wave_inputs:
         where = "where the enemy was when our past shots reached it"
         lines.append(f"wave inputs on: the networks also read {where}")
@@ -143,13 +145,14 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
 
 def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> NetworkSizes:
     """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
-    inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_WAVE_INPUTS, SACBOT_THREAT_INPUTS and
-    SACBOT_BULLET_INPUTS ask for,
-    else those the checkpoint was built with; the gun entry's meaning (`gun_offset_for`); and the log-std
-    bound of SACBOT_LOG_STD_MAX, else the checkpoint's."""
+    inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_LEAD_INPUTS, SACBOT_WAVE_INPUTS,
+    SACBOT_THREAT_INPUTS and SACBOT_BULLET_INPUTS ask for, else those the checkpoint was built with; the
+    gun entry's meaning (`gun_offset_for`); and the log-std bound of SACBOT_LOG_STD_MAX, else the
+    checkpoint's."""
     return NetworkSizes(
         angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
         energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
+        lead_inputs=input_flag_for("lead_inputs", settings.lead_inputs, meta),
         wave_inputs=input_flag_for("wave_inputs", settings.wave_inputs, meta),
         threat_inputs=input_flag_for("threat_inputs", settings.threat_inputs, meta),
         bullet_inputs=input_flag_for("bullet_inputs", settings.bullet_inputs, meta),
