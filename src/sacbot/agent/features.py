@@ -97,6 +97,12 @@ def wrap_deg(angle: float) -> float:
     return (angle + 180.0) % 360.0 - 180.0
 
 
+def wrap_rad(angle: Any) -> Any:
+    """Radians mapped to [-pi, pi): a float, a numpy array or a torch tensor (`%` is a floored remainder in
+    all three)."""
+    return (angle + math.pi) % (2.0 * math.pi) - math.pi
+
+
 def _clip1(v: float) -> float:
     if v != v:  # NaN: a broken input must not leak into an intent
         return 0.0
@@ -444,7 +450,7 @@ def lead_inputs_of(
     )  # fmt: skip
     error = aim - gun * math.pi
     escape = xp.arcsin(MAX_SPEED / (20.0 - 3.0 * power))
-    lead = (aim - bearing + math.pi) % (2.0 * math.pi) - math.pi
+    lead = wrap_rad(aim - bearing)
     return [xp.sin(error), xp.cos(error), xp.clip(lead / escape, -1.0, 1.0), escape / (math.pi / 4.0)]
 
 
@@ -534,8 +540,7 @@ def _guess_factor(angle: float, bearing: float, sign: float, speed: float) -> fl
     """The guess factor of `angle` (radians, from a wave's origin) on a wave: its turn from the wave's
     `bearing`, signed by the sideways direction `sign` then, over the largest escape angle of a bullet at
     `speed` (asin(8 / speed)); clipped to [-1, 1]."""
-    turned = (angle - bearing + math.pi) % (2.0 * math.pi) - math.pi
-    return _clip1(turned * sign / math.asin(MAX_SPEED / speed))
+    return _clip1(wrap_rad(angle - bearing) * sign / math.asin(MAX_SPEED / speed))
 
 
 def _factor_bin(factor: float) -> int:

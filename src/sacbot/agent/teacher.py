@@ -35,16 +35,12 @@ from sacbot.agent.features import (
     MAX_SPEED,
     UNSEEN_ENEMY,
     linear_aim,
+    wrap_rad,
 )
 
 PREFERRED_DISTANCE = 200.0
 WALL_MARGIN = 60.0
 LOOKAHEAD = 90.0  # how far ahead along the travel direction the wall check looks
-
-
-def _wrap(angle: Tensor) -> Tensor:
-    """Radians mapped to [-pi, pi)."""
-    return torch.remainder(angle + math.pi, 2.0 * math.pi) - math.pi
 
 
 def fire_entry(power: Tensor, off: Tensor, tolerance: Tensor) -> Tensor:
@@ -84,12 +80,12 @@ def teacher_action(
 
     # Gun: linear targeting with power by distance.
     aim, power, reach = linear_aim(torch, x, y, dist, bearing, e_heading, e_speed, energy, w, h)
-    gun_error = _wrap(aim - gun)
+    gun_error = wrap_rad(aim - gun)
     half = BOT_DIAMETER / 2.0
     tolerance = torch.atan2(torch.full_like(dist, half), torch.clamp(reach, min=1.0))
     a_fire = fire_entry(power, gun_error, tolerance) if aimed_fire else power / 3.0  # a hot gun ignores it
     if gun_offset:
-        a_gun = torch.clamp(torch.rad2deg(_wrap(aim - bearing)) / GUN_OFFSET_RANGE, -1.0, 1.0)
+        a_gun = torch.clamp(torch.rad2deg(wrap_rad(aim - bearing)) / GUN_OFFSET_RANGE, -1.0, 1.0)
     else:
         a_gun = torch.clamp(torch.rad2deg(gun_error) / MAX_GUN_TURN_RATE, -1.0, 1.0)
 
@@ -97,7 +93,7 @@ def teacher_action(
     tilt = torch.clamp((dist - PREFERRED_DISTANCE) / PREFERRED_DISTANCE, -0.5, 0.5) * (math.pi / 4.0)
     travel = torch.where(speed < 0.0, body + math.pi, body)
     left, right = bearing + (math.pi / 2.0 - tilt), bearing - (math.pi / 2.0 - tilt)
-    keep_left = _wrap(left - travel).abs() <= _wrap(right - travel).abs()
+    keep_left = wrap_rad(left - travel).abs() <= wrap_rad(right - travel).abs()
     first = torch.where(keep_left, left, right)
     second = torch.where(keep_left, right, left)
 
@@ -107,9 +103,9 @@ def teacher_action(
 
     to_centre = torch.atan2(h / 2.0 - y, w / 2.0 - x)
     move = torch.where(clear(first), first, torch.where(clear(second), second, to_centre))
-    forward = _wrap(move - body).abs() <= math.pi / 2.0
+    forward = wrap_rad(move - body).abs() <= math.pi / 2.0
     facing = torch.where(forward, move, move + math.pi)
-    a_turn = torch.clamp(torch.rad2deg(_wrap(facing - body)) / 10.0, -1.0, 1.0)
+    a_turn = torch.clamp(torch.rad2deg(wrap_rad(facing - body)) / 10.0, -1.0, 1.0)
     a_speed = torch.where(forward, 1.0, -1.0)
 
     zeros = torch.zeros_like(x)
