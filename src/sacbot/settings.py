@@ -103,8 +103,9 @@ class SacbotSettings(BaseSettings):
     # ... and its trigger label at this share of that weight (0: none; the teacher's fire entry fires
     # anywhere).
     hindsight_trigger: float = Field(1.0, ge=0.0, allow_inf_nan=False)
-    # ... and its distance from the labels: squared (toward their mean) or absolute (their median).
-    hindsight_distance: Literal["squared", "absolute"] = "squared"
+    # ... and its distance from the labels: squared (toward their mean), absolute (their median) or hit
+    # (the gun toward their densest side, `sacbot.agent.hindsight.hit_distance`).
+    hindsight_distance: Literal["squared", "absolute", "hit"] = "squared"
     # ... and where its labels before the aiming step point: the shot's direction, or the enemy's bearing
     # at each step plus the shot's offset from it (`sacbot.agent.hindsight`).
     hindsight_target: Literal["direction", "bearing"] = "direction"

@@ -11,7 +11,7 @@ import torch
 from torch import Tensor
 
 from sacbot.agent.features import STATE_DIM, UNSEEN_ENEMY
-from sacbot.agent.hindsight import HORIZON, hindsight_aim
+from sacbot.agent.hindsight import HORIZON, hindsight_aim, hit_distance
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.teacher import distillation_loss, teacher_action
 from sacbot.agent.trainer import SacTrainer
@@ -281,13 +281,15 @@ def test_the_trigger_labels_share_scales_the_fire_entrys_term() -> None:
         TrainerConfig(hindsight_trigger=-0.5)
 
 
-def test_the_absolute_distance_replaces_the_squared_one() -> None:
+def test_the_absolute_and_hit_distances_replace_the_squared_one() -> None:
     """hindsight_distance = "absolute": the term is the mean of w_t |gun turn - g_t| (the labels' median is
-    its best target), "squared" the mean of w_t (gun turn - g_t)^2; the same batch, the same fresh actor."""
+    its best target), "hit" the mean of w_t hit_distance(gun turn - g_t), "squared" the mean of w_t (gun
+    turn - g_t)^2; the same batch, the same fresh actor."""
     terms: dict[HindsightDistance, float] = {}
-    kinds: tuple[tuple[HindsightDistance, Callable[[Tensor], Tensor]], ...] = (
-        ("squared", torch.square),
-        ("absolute", torch.abs),
+    kinds: tuple[tuple[HindsightDistance, Callable[[Tensor, Tensor], Tensor]], ...] = (
+        ("squared", lambda gap, states: gap.square()),
+        ("absolute", lambda gap, states: gap.abs()),
+        ("hit", lambda gap, states: hit_distance(gap, states, 800.0, 600.0)),
     )
     for kind, measure in kinds:
         trainer = _filled(20.0, trigger=0.0, distance=kind)
@@ -301,11 +303,12 @@ def test_the_absolute_distance_replaces_the_squared_one() -> None:
             h = trainer.actor.last_hidden_tm(obs[:b], h0)
             mu, _, _ = trainer.actor.sequence_tm(obs[b:end], h)
         gun, weight = labels[b:end, :, 0], labels[b:end, :, 1]
-        expected = float((weight * measure(torch.tanh(mu[..., 2]) - gun)).mean())
+        expected = float((weight * measure(torch.tanh(mu[..., 2]) - gun, obs[b:end])).mean())
         terms[kind] = float(loss["hindsight_aim_loss"].detach())
         assert terms[kind] == pytest.approx(expected, rel=1e-4)
     assert terms["absolute"] > 1.2 * terms["squared"]  # distances under 1: |x| above x^2
-    with pytest.raises(UserError, match="hindsight_distance must be 'squared' or 'absolute'"):
+    assert terms["hit"] < 0.5 * terms["squared"]  # a fresh gun lies many half-widths from its labels
+    with pytest.raises(UserError, match="hindsight_distance must be 'squared', 'absolute' or 'hit'"):
         TrainerConfig(hindsight_distance="cubic")  # type: ignore[arg-type]
 
 
@@ -325,3 +328,34 @@ def test_the_teachers_gun_turn_steps_aside_where_a_label_is() -> None:
     assert torch.equal(teacher_action(off, W, H)[:, :3], teacher_action(off, W, H, aimed_fire=False)[:, :3])
     with pytest.raises(UserError, match="hindsight_aim must be 0"):
         TrainerConfig(hindsight_aim=-1.0)
+
+
+def test_the_hit_distance_aims_at_the_denser_side_where_the_squared_one_aims_between() -> None:
+    """Labels that split 70 / 30 between 10 degrees ahead and 10 behind (a dodger's two answers), the enemy
+    400 units away (half-width 2.6 degrees): the squared distance's best single gun entry is their mean, 4
+    degrees ahead, which hits neither side; the hit distance's lies on the denser side, and a gradient
+    descent from no turn finds it. Near a label the hit distance is the squared one."""
+    labels = torch.tensor([0.5] * 7 + [-0.5] * 3)  # gun-entry units: 20 degrees
+    states = torch.zeros(10, STATE_DIM)
+    states[:, 12] = 400.0 / 1000.0  # the distance entry: / the 800 x 600 arena's diagonal
+    width = math.degrees(math.atan2(18.0, 400.0)) / 20.0
+    grid = torch.linspace(-1.0, 1.0, 2001)
+    gaps = grid[:, None] - labels[None, :]
+    squared = gaps.square().mean(1)
+    hit = hit_distance(gaps, states.expand(2001, 10, STATE_DIM), 800.0, 600.0).mean(1)
+    best_squared, best_hit = float(grid[squared.argmin()]), float(grid[hit.argmin()])
+    assert best_squared == pytest.approx(0.2, abs=1e-3)
+    assert abs(best_hit - 0.5) < 0.2 * width
+    hits = lambda aim: float(((labels - aim).abs() < width).float().mean())  # noqa: E731
+    assert hits(best_squared) == 0.0 and hits(best_hit) == pytest.approx(0.7)
+    gun = torch.zeros((), requires_grad=True)
+    step = torch.optim.SGD([gun], lr=0.5)
+    for _ in range(400):
+        step.zero_grad()
+        hit_distance(gun - labels, states, 800.0, 600.0).mean().backward()
+        step.step()
+    assert abs(float(gun.detach()) - 0.5) < 0.2 * width
+    small = torch.tensor([0.01 * width])
+    assert float(hit_distance(small, states[:1], 800.0, 600.0)) == pytest.approx(
+        float(small.square()), rel=1e-3
+    )

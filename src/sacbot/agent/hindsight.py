@@ -159,4 +159,21 @@ def hindsight_aim(
     return out
 
 
-__all__ = ["HORIZON", "LABEL_DIM", "HindsightTarget", "hindsight_aim"]
+def hit_distance(
+    gap: torch.Tensor, states: torch.Tensor, arena_width: float, arena_height: float, gun_offset: bool = False
+) -> torch.Tensor:
+    """The gun term's distance with `hindsight_distance = "hit"`: w^2 log(1 + (gap / w)^2) for a gap
+    between the gun entry and its label (in gun-entry units: 20 degrees, 45 with `gun_offset`), w the
+    angle the enemy's half-width (18 units) spans at its distance in each step's state, in the same units.
+    Within w of the label it is about the squared distance; beyond it grows only as a logarithm, so a label
+    pulls the gun (the gradient) by at most w, where the squared distance pulls by twice the gap. The Cauchy
+    (Lorentzian) loss: its best single target over labels that split between two sides is the denser
+    side's centre (a shot there hits that share), not the gap between them (which hits neither), as a
+    GuessFactor gun fires at its densest factor."""
+    distance = (states[..., 12] * math.hypot(arena_width, arena_height)).clamp(min=BOT_DIAMETER / 2.0)
+    unit = GUN_OFFSET_RANGE if gun_offset else MAX_GUN_TURN_RATE
+    width = torch.rad2deg(torch.atan2(torch.full_like(distance, BOT_DIAMETER / 2.0), distance)) / unit
+    return width.square() * torch.log1p((gap / width).square())
+
+
+__all__ = ["HORIZON", "LABEL_DIM", "HindsightTarget", "hindsight_aim", "hit_distance"]

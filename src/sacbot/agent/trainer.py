@@ -23,8 +23,10 @@ L = burn_in + train_len transitions (L + 1 states), time-major:
    teacher's entries are left out there, and its fire entry elsewhere asks for its power wherever the gun
    points (its own aim no longer decides when to fire); `hindsight_trigger` scales the fire entry's
    term (0: none, the teacher's fire entry everywhere); `hindsight_distance = "absolute"` takes absolute
-   distances instead of squared ones (the labels' median in place of their mean); `hindsight_target =
-   "bearing"` labels the steps before the aiming step toward the enemy's bearing plus the shot's offset.
+   distances instead of squared ones (the labels' median in place of their mean), `"hit"` the gun's
+   Cauchy distance within the enemy's half-width (`hindsight.hit_distance`: their densest side);
+   `hindsight_target = "bearing"` labels the steps before the aiming step toward the enemy's bearing plus
+   the shot's offset.
 5. Temperature loss: -log alpha (log pi + target entropy).
 6. One backward of the three losses (all use the networks as they were before this pass), each optimiser's
    gradient-norm clip and step, then the soft (Polyak) target update.
@@ -49,7 +51,7 @@ from torch import Tensor
 
 from sacbot.agent import accel, trainer_state
 from sacbot.agent.features import input_columns
-from sacbot.agent.hindsight import LABEL_DIM, hindsight_aim
+from sacbot.agent.hindsight import LABEL_DIM, hindsight_aim, hit_distance
 from sacbot.agent.n_step import n_step_targets
 from sacbot.agent.networks import Actor, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
@@ -287,8 +289,15 @@ class SacTrainer:
             if cfg.hindsight_trigger == 0.0:  # no trigger label: the teacher's fire entry on every step
                 fire_weight = torch.zeros_like(fire_weight)
             distance = torch.abs if cfg.hindsight_distance == "absolute" else torch.square
+            gap = mean_action[..., 2] - gun
+            if cfg.hindsight_distance == "hit":  # the gun's labels are directions: a hit is near one
+                gun_distance = hit_distance(
+                    gap, states, cfg.arena_width, cfg.arena_height, cfg.sizes.gun_offset
+                )
+            else:
+                gun_distance = distance(gap)
             hindsight = (
-                gun_weight * distance(mean_action[..., 2] - gun)
+                gun_weight * gun_distance
                 + cfg.hindsight_trigger * fire_weight * distance(mean_action[..., 3] - fire)
             ).mean()
             aimed = gun_weight.mean()

@@ -14,7 +14,7 @@ from sacbot.agent.networks import NetworkSizes
 from sacbot.errors import UserError
 
 # The hindsight term's distance from its labels (`TrainerConfig.hindsight_distance`).
-HindsightDistance = Literal["squared", "absolute"]
+HindsightDistance = Literal["squared", "absolute", "hit"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,9 @@ class TrainerConfig:
     hindsight_trigger: float = 1.0
     # The distance the hindsight term takes from its labels: "squared" (their mean is the best single
     # target) or "absolute" (their median: where a bot dodges most shots one way, the aim follows the
-    # larger share instead of falling between the two).
+    # larger share instead of falling between the two) or "hit" (the gun's alone: a Cauchy distance within
+    # the enemy's half-width, `sacbot.agent.hindsight.hit_distance`, whose best target is the labels'
+    # densest side, where a shot hits most often; the fire entry's stays squared).
     hindsight_distance: HindsightDistance = "squared"
     # Where the gun labels before the aiming step point (`hindsight_steps` > 1): "direction", the shot's
     # direction; "bearing", the enemy's bearing at each step plus the shot's offset from its bearing at the
@@ -152,7 +154,8 @@ class TrainerConfig:
             raise UserError(f"hindsight_trigger must be 0 (off) or more, not {self.hindsight_trigger}", 2)
         if self.hindsight_distance not in get_args(HindsightDistance):
             raise UserError(
-                f"hindsight_distance must be 'squared' or 'absolute', not {self.hindsight_distance!r}", 2
+                f"hindsight_distance must be 'squared', 'absolute' or 'hit', not {self.hindsight_distance!r}",
+                2,
             )
         if self.hindsight_target not in get_args(HindsightTarget):
             raise UserError(

@@ -169,7 +169,8 @@ class BotSettings(_Strict):
     hindsight_steps: int | None = Field(default=None, ge=1, le=16)  # ... on this many steps before a shot
     # ... and its trigger label at this share of that weight (0: none)
     hindsight_trigger: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
-    hindsight_distance: Literal["squared", "absolute"] | None = None  # ... toward the labels' mean or median
+    # ... toward the labels' mean, median or (the gun's) densest side
+    hindsight_distance: Literal["squared", "absolute", "hit"] | None = None
     # ... the steps before the aiming step toward the shot's direction or the enemy's bearing plus its offset
     hindsight_target: Literal["direction", "bearing"] | None = None
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
