@@ -103,6 +103,12 @@ def wrap_rad(angle: Any) -> Any:
     return (angle + math.pi) % (2.0 * math.pi) - math.pi
 
 
+def bullet_speed(power: Any) -> Any:
+    """A bullet's speed for its firepower, 20 - 3 * power (the rules' `calc_bullet_speed` without its clamp
+    of the power): a float, a numpy array or a torch tensor."""
+    return 20.0 - 3.0 * power
+
+
 def _clip1(v: float) -> float:
     if v != v:  # NaN: a broken input must not leak into an intent
         return 0.0
@@ -393,12 +399,12 @@ def linear_aim(
     ex, ey = x + distance * xp.cos(bearing), y + distance * xp.sin(bearing)
     power = xp.where(distance < 150.0, 3.0, xp.where(distance < 300.0, 2.0, 1.0))
     power = xp.minimum(power, xp.clip(energy / 10.0, 0.1, None))  # misses drain energy: save it
-    bullet_speed = 20.0 - 3.0 * power
+    speed_of_bullet = bullet_speed(power)
     vx, vy = speed * xp.cos(heading), speed * xp.sin(heading)
     half = BOT_DIAMETER / 2.0
     px, py = ex, ey
     for _ in range(AIM_ITERATIONS):
-        t = xp.hypot(px - x, py - y) / bullet_speed + 1.0  # +1: the intent acts next turn
+        t = xp.hypot(px - x, py - y) / speed_of_bullet + 1.0  # +1: the intent acts next turn
         px = xp.clip(ex + vx * t, half, width - half)
         py = xp.clip(ey + vy * t, half, height - half)
     return xp.arctan2(py - y, px - x), power, xp.hypot(px - x, py - y)
@@ -449,7 +455,7 @@ def lead_inputs_of(
         energy * FULL_ENERGY, w, h,
     )  # fmt: skip
     error = aim - gun * math.pi
-    escape = xp.arcsin(MAX_SPEED / (20.0 - 3.0 * power))
+    escape = xp.arcsin(MAX_SPEED / bullet_speed(power))
     lead = wrap_rad(aim - bearing)
     return [xp.sin(error), xp.cos(error), xp.clip(lead / escape, -1.0, 1.0), escape / (math.pi / 4.0)]
 
@@ -601,7 +607,7 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
     for b in tick.bullet_states:
         ids.append(b.bullet_id)
         if b.bullet_id not in memory.wave_bullet_ids and memory.wave_enemy_seen:
-            speed = 20.0 - 3.0 * b.power
+            speed = bullet_speed(b.power)
             d = math.radians(b.direction)
             ox, oy = b.x - speed * math.cos(d), b.y - speed * math.sin(d)
             bearing = math.atan2(memory.wave_enemy_y - oy, memory.wave_enemy_x - ox)
@@ -684,7 +690,7 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
             if t == "HitByBulletEvent" or (me is not None and ev.victim_id == me):
                 if bullet.owner_id == enemy:
                     struck += HIT_ENERGY_GAIN * bullet.power
-                    hits.append((20.0 - 3.0 * bullet.power, math.radians(bullet.direction)))
+                    hits.append((bullet_speed(bullet.power), math.radians(bullet.direction)))
             elif ev.victim_id == enemy:
                 struck -= ev.damage
         elif t == "BotHitBotEvent" and ev.victim_id == enemy:
@@ -707,7 +713,7 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
             drop = memory.threat_enemy_energy + memory.threat_pending + rammed - memory.enemy_energy
             if MIN_SHOT_DROP <= drop <= MAX_SHOT_DROP:
                 ox, oy = memory.threat_enemy_x, memory.threat_enemy_y
-                speed = 20.0 - 3.0 * min(drop, MAX_FIREPOWER)
+                speed = bullet_speed(min(drop, MAX_FIREPOWER))
                 bearing = math.atan2(y - oy, x - ox)
                 waves.append((ox, oy, turn - 1.0, speed, bearing, memory.threat_sign))
         memory.threat_enemy_id, memory.threat_enemy_energy = enemy, memory.enemy_energy

@@ -50,6 +50,7 @@ from sacbot.agent.features import (
     MAX_GUN_TURN_RATE,
     STATE_DIM,
     UNSEEN_ENEMY,
+    bullet_speed,
 )
 from sacbot.agent.teacher import fire_entry, teacher_action
 
@@ -124,7 +125,7 @@ def hindsight_aim(
     shots = np.flatnonzero((heat[1:t_len] <= 0.0) & (heat[2:] > 0.0)) + 1
     if len(shots):
         power = (heat[shots + 1] * MAX_GUN_HEAT - 1.0) * 5.0
-        has, direction, _ = _hit_directions(x, y, ex, ey, known, shots, 20.0 - 3.0 * power)
+        has, direction, _ = _hit_directions(x, y, ex, ey, known, shots, bullet_speed(power))
         shots, direction = shots[has], direction[has]
         bearing = np.degrees(np.arctan2(ey - y, ex - x))  # the enemy's (last seen) bearing at every step
         if target == "bearing":  # ... and its sideways sense
@@ -150,7 +151,7 @@ def hindsight_aim(
     if len(cool):
         taught = teacher_action(torch.from_numpy(obs[cool, :STATE_DIM]), arena_width, arena_height, False)
         power = taught[:, 3].double().numpy() * 3.0
-        has, direction, d = _hit_directions(x, y, ex, ey, known, cool, 20.0 - 3.0 * power)
+        has, direction, d = _hit_directions(x, y, ex, ey, known, cool, bullet_speed(power))
         off = np.radians((direction - s[cool, 4] * 180.0 + 180.0) % 360.0 - 180.0)
         tolerance = np.arctan2(BOT_DIAMETER / 2.0, np.maximum(d, 1.0))
         fire = fire_entry(*(torch.from_numpy(a) for a in (power, off, tolerance))).numpy()
