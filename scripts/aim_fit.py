@@ -42,8 +42,9 @@ import torch
 from shot_q import Round, load_run, play  # this folder's: run as `python scripts/aim_fit.py`
 
 from sacbot.agent.features import GUN_OFFSET_RANGE, MAX_GUN_TURN_RATE, STATE_DIM, UNSEEN_ENEMY
-from sacbot.agent.hindsight import HindsightTarget, hindsight_aim
+from sacbot.agent.hindsight import hindsight_aim
 from sacbot.agent.inference import FastActor
+from sacbot.agent.options import HindsightTarget
 from sacbot.agent.teacher import teacher_action
 
 DIAGONAL = math.hypot(800.0, 600.0)

@@ -12,7 +12,9 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from sacbot.agent.features import RadarMode
 from sacbot.agent.inference import ActionMode
+from sacbot.agent.options import HindsightDistance, HindsightTarget
 from sacbot.errors import UserError
 
 
@@ -75,7 +77,7 @@ class SacbotSettings(BaseSettings):
     # Another identity JSON, so one install can run under another name.
     bot_json: Path | None = None
     # None: `play` takes the mode its checkpoint was trained with (else spin); `train-fast` spins.
-    radar_mode: Literal["spin", "lock"] | None = None
+    radar_mode: RadarMode | None = None
     # Opt-in: potential-based aim shaping k (sacbot.agent.features), the teacher's weight (agent.teacher).
     aim_shaping: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     # Opt-in: potential-based closing-in shaping k (sacbot.agent.features): each step toward the enemy pays.
@@ -105,10 +107,10 @@ class SacbotSettings(BaseSettings):
     hindsight_trigger: float = Field(1.0, ge=0.0, allow_inf_nan=False)
     # ... and its distance from the labels: squared (toward their mean), absolute (their median) or hit
     # (the gun toward their densest side, `sacbot.agent.hindsight.hit_distance`).
-    hindsight_distance: Literal["squared", "absolute", "hit"] = "squared"
+    hindsight_distance: HindsightDistance = "squared"
     # ... and where its labels before the aiming step point: the shot's direction, or the enemy's bearing
     # at each step plus the shot's offset from it (`sacbot.agent.hindsight`).
-    hindsight_target: Literal["direction", "bearing"] = "direction"
+    hindsight_target: HindsightTarget = "direction"
     # n-step soft targets over the 16 trained steps of each window (1 = one-step SAC; R2D2 uses 5).
     n_step: int = Field(1, ge=1, le=16)
     # Opt-in: the networks also read sin/cos of four angles of the state (`NetworkSizes.angle_inputs`).

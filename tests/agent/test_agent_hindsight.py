@@ -13,9 +13,10 @@ from torch import Tensor
 from sacbot.agent.features import STATE_DIM, UNSEEN_ENEMY
 from sacbot.agent.hindsight import HORIZON, hindsight_aim, hit_distance
 from sacbot.agent.networks import NetworkSizes
+from sacbot.agent.options import HindsightDistance
 from sacbot.agent.teacher import distillation_loss, teacher_action
 from sacbot.agent.trainer import SacTrainer
-from sacbot.agent.trainer_config import HindsightDistance, TrainerConfig
+from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.env import TankRoyaleEnv
 from sacbot.errors import UserError
 

@@ -38,7 +38,6 @@ a model of it. The sequence replay labels each round as it closes (`SequenceRepl
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import numpy as np
 import torch
@@ -52,10 +51,8 @@ from sacbot.agent.features import (
     UNSEEN_ENEMY,
     bullet_speed,
 )
+from sacbot.agent.options import HindsightTarget
 from sacbot.agent.teacher import fire_entry, teacher_action
-
-# What the gun labels before the aiming step point at (`hindsight_aim(target=...)`, the module docstring).
-HindsightTarget = Literal["direction", "bearing"]
 
 # How many turns after a shot the search looks (a power-3 bullet, 11 units a turn, crosses the 1,000-unit
 # diagonal of the 800 x 600 arena in 91).

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import get_args
 
 import torch
 
-from sacbot.agent.hindsight import HindsightTarget
 from sacbot.agent.networks import NetworkSizes
+from sacbot.agent.options import HindsightDistance, HindsightTarget
 from sacbot.errors import UserError
-
-# The hindsight term's distance from its labels (`TrainerConfig.hindsight_distance`).
-HindsightDistance = Literal["squared", "absolute", "hit"]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from sacbot.agent.features import RadarMode
 from sacbot.agent.inference import ActionMode
+from sacbot.agent.options import HindsightDistance, HindsightTarget
 from sacbot.errors import UserError
 from sacbot.opponents.sampling import LeagueConfig
 
@@ -149,7 +151,7 @@ class BotSettings(_Strict):
     trained with (spin for a fresh start).
     """
 
-    radar_mode: Literal["spin", "lock"] | None = None
+    radar_mode: RadarMode | None = None
     aim_shaping: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     close_shaping: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)  # k of closing-in shaping
     kickstart: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
@@ -170,9 +172,9 @@ class BotSettings(_Strict):
     # ... and its trigger label at this share of that weight (0: none)
     hindsight_trigger: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     # ... toward the labels' mean, median or (the gun's) densest side
-    hindsight_distance: Literal["squared", "absolute", "hit"] | None = None
+    hindsight_distance: HindsightDistance | None = None
     # ... the steps before the aiming step toward the shot's direction or the enemy's bearing plus its offset
-    hindsight_target: Literal["direction", "bearing"] | None = None
+    hindsight_target: HindsightTarget | None = None
     n_step: int | None = Field(default=None, ge=1, le=16)  # n-step soft targets (1: one-step SAC)
     angle_inputs: bool | None = None  # the networks also read sin/cos of four angles of the state
     energy_inputs: bool | None = None  # ... and the enemy's energy as a phase (its shots stand out)

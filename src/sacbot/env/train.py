@@ -54,8 +54,7 @@ from sacbot.errors import UserError
 from sacbot.opponents.sampling import LeagueConfig
 
 if TYPE_CHECKING:
-    from sacbot.agent.hindsight import HindsightTarget
-    from sacbot.agent.trainer_config import HindsightDistance
+    from sacbot.agent.options import HindsightDistance, HindsightTarget
 
 TEACHER_NOISE = 0.3  # std of the noise on the teacher's actions while it leads (`teacher_lead`)
 
