@@ -108,12 +108,7 @@ class RecordingFeatures(AgentFeatures):
     """play's feature object, keeping every state, reward and action it handled."""
 
     def __init__(self, radar_mode: Any, sizes: NetworkSizes) -> None:
-        super().__init__(
-            radar_mode,
-            wave_inputs=sizes.wave_inputs,
-            gun_offset=sizes.gun_offset,
-            threat_inputs=sizes.threat_inputs,
-        )
+        super().__init__(radar_mode, sizes, training=False)  # the eval path: no critics' inputs
         self.states: list[np.ndarray] = []
         self.rewards: list[float] = []
         self.actions: list[np.ndarray] = []

@@ -221,6 +221,7 @@ def test_a_checkpoint_with_extra_inputs_plays_and_trains_on_with_them(
         "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-0.5",
         "SACBOT_SELF_IMITATION": "2",
         "SACBOT_HINDSIGHT_AIM": "5",
+        "SACBOT_HINDSIGHT_DISTANCE": "hit",
         "SACBOT_FRESH_FRACTION": "0.5",
     }
     use_env(monkeypatch, {**SMALL, "SACBOT_WEIGHTS_DIR": str(weights), **extra})

@@ -193,16 +193,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
             sac = make_trainer(kickstart, kickstart_filter)
     # The critics' bullet inputs are stored with each training transition; an eval has no use for them.
-    bullets = sac.config.sizes.bullet_inputs and not eval_mode
     sizes = sac.config.sizes
     features = AgentFeatures(
-        radar_mode,
-        settings.aim_shaping,
-        settings.close_shaping,
-        bullets,
-        sizes.wave_inputs,
-        sizes.gun_offset,
-        sizes.threat_inputs,
+        radar_mode, sizes, settings.aim_shaping, settings.close_shaping, training=not eval_mode
     )
     trainer: TrainerThread | None = None
     crash: list[str] = []

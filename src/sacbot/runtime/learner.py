@@ -83,30 +83,30 @@ class AgentLearner:
 
 
 class AgentFeatures:
-    """The agent's feature functions with their per-round memory, for the realtime policy."""
+    """The agent's feature functions with their per-round memory, for the realtime policy: what the
+    networks of `sizes` read and how their gun entry acts. `training` off (an eval) leaves out the critics'
+    own inputs, which only a stored training transition needs."""
 
     def __init__(
         self,
         radar_mode: RadarMode,
+        sizes: NetworkSizes = NetworkSizes(),
         aim_shaping: float = 0.0,
         close_shaping: float = 0.0,
-        bullet_inputs: bool = False,
-        wave_inputs: bool = False,
-        gun_offset: bool = False,
-        threat_inputs: bool = False,
+        training: bool = True,
     ) -> None:
         self.radar_mode: RadarMode = radar_mode
-        self.gun_offset = gun_offset  # the gun entry's meaning (`NetworkSizes.gun_offset`)
+        self.gun_offset = sizes.gun_offset  # the gun entry's meaning (`NetworkSizes.gun_offset`)
         self.aim_shaping, self.close_shaping = aim_shaping, close_shaping
         # Observations then carry the wave and threat inputs after the state (`NetworkSizes.wave_inputs`,
         # `.threat_inputs`), then the critics' own inputs (`NetworkSizes.bullet_inputs`).
-        self.wave_inputs, self.threat_inputs = wave_inputs, threat_inputs
+        self.wave_inputs, self.threat_inputs = sizes.wave_inputs, sizes.threat_inputs
         # How many leading entries of an observation the actor reads (the state, the wave and threat inputs):
         # worked out once, read every tick.
-        self.observed_dim = NetworkSizes(wave_inputs=wave_inputs, threat_inputs=threat_inputs).observed_dim
-        self.bullet_inputs = bullet_inputs
+        self.observed_dim = sizes.observed_dim
+        self.bullet_inputs = sizes.bullet_inputs and training
         self.memory = RoundMemory(
-            800.0, 600.0, aim_shaping=aim_shaping, close_shaping=close_shaping, gun_offset=gun_offset
+            800.0, 600.0, aim_shaping=aim_shaping, close_shaping=close_shaping, gun_offset=self.gun_offset
         )
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
