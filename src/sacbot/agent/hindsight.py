@@ -174,4 +174,4 @@ def hit_distance(
     return width.square() * torch.log1p((gap / width).square())
 
 
-__all__ = ["HORIZON", "LABEL_DIM", "HindsightTarget", "hindsight_aim", "hit_distance"]
+__all__ = ["HORIZON", "LABEL_DIM", "hindsight_aim", "hit_distance"]
