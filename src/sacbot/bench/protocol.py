@@ -37,53 +37,65 @@ TICK_JSON = (
 )
 
 
+# The field values of the tick and the intent above, which every contender builds from.
+_INTENT: dict[str, Any] = {
+    "turn_rate": -7.5,
+    "gun_turn_rate": 12.25,
+    "radar_turn_rate": 45.0,
+    "target_speed": 8.0,
+    "firepower": 1.75,
+    "adjust_gun_for_body_turn": True,
+    "adjust_radar_for_body_turn": True,
+    "adjust_radar_for_gun_turn": True,
+    "rescan": False,
+    "fire_assist": False,
+}
+_BOT_STATE: dict[str, Any] = {
+    "energy": 87.4,
+    "x": 412.25,
+    "y": 301.5,
+    "direction": 127.5,
+    "gun_direction": 131.0,
+    "radar_direction": 145.0,
+    "radar_sweep": 45.0,
+    "speed": 6.0,
+    "turn_rate": -4.5,
+    "gun_turn_rate": 10.0,
+    "radar_turn_rate": 45.0,
+    "gun_heat": 0.4,
+    "enemy_count": 1,
+}
+_BULLET: dict[str, Any] = {
+    "bullet_id": 17,
+    "owner_id": 1,
+    "power": 1.9,
+    "x": 455.0,
+    "y": 330.0,
+    "direction": 131.0,
+}
+_SCANNED: dict[str, Any] = {
+    "turn_number": 412,
+    "scanned_by_bot_id": 1,
+    "scanned_bot_id": 2,
+    "energy": 64.2,
+    "x": 612.0,
+    "y": 470.5,
+    "direction": 270.0,
+    "speed": -8.0,
+}
+
+
 def full_intent() -> BotIntent:
-    return BotIntent(
-        turn_rate=-7.5,
-        gun_turn_rate=12.25,
-        radar_turn_rate=45.0,
-        target_speed=8.0,
-        firepower=1.75,
-        adjust_gun_for_body_turn=True,
-        adjust_radar_for_body_turn=True,
-        adjust_radar_for_gun_turn=True,
-        rescan=False,
-        fire_assist=False,
-    )
+    return BotIntent(**_INTENT)
 
 
 def _tick_objects() -> TickEventForBot:
     return TickEventForBot(
         turn_number=412,
         round_number=3,
-        bot_state=BotState(
-            energy=87.4,
-            x=412.25,
-            y=301.5,
-            direction=127.5,
-            gun_direction=131.0,
-            radar_direction=145.0,
-            radar_sweep=45.0,
-            speed=6.0,
-            turn_rate=-4.5,
-            gun_turn_rate=10.0,
-            radar_turn_rate=45.0,
-            gun_heat=0.4,
-            enemy_count=1,
-        ),
-        bullet_states=[BulletState(bullet_id=17, owner_id=1, power=1.9, x=455.0, y=330.0, direction=131.0)],
-        events=[
-            ScannedBotEvent(
-                turn_number=412,
-                scanned_by_bot_id=1,
-                scanned_bot_id=2,
-                energy=64.2,
-                x=612.0,
-                y=470.5,
-                direction=270.0,
-                speed=-8.0,
-            )
-        ],
+        bot_state=BotState(**_BOT_STATE),
+        bullet_states=[BulletState(**_BULLET)],
+        events=[ScannedBotEvent(**_SCANNED)],
     )
 
 
@@ -159,56 +171,16 @@ def _pydantic_codec() -> dict[str, Callable[[], Any]]:
         fire_assist: bool | None = None
 
     tick_adapter = TypeAdapter(PTick)
-    intent = PIntent(
-        turn_rate=-7.5,
-        gun_turn_rate=12.25,
-        radar_turn_rate=45.0,
-        target_speed=8.0,
-        firepower=1.75,
-        adjust_gun_for_body_turn=True,
-        adjust_radar_for_body_turn=True,
-        adjust_radar_for_gun_turn=True,
-        rescan=False,
-        fire_assist=False,
-    )
+    intent = PIntent(**_INTENT)
     assert tick_adapter.validate_json(TICK_JSON).bot_state.energy == 87.4
 
     def construct() -> Any:
         return PTick.model_construct(
             turn_number=412,
             round_number=3,
-            bot_state=PBotState.model_construct(
-                energy=87.4,
-                x=412.25,
-                y=301.5,
-                direction=127.5,
-                gun_direction=131.0,
-                radar_direction=145.0,
-                radar_sweep=45.0,
-                speed=6.0,
-                turn_rate=-4.5,
-                gun_turn_rate=10.0,
-                radar_turn_rate=45.0,
-                gun_heat=0.4,
-                enemy_count=1,
-            ),
-            bullet_states=[
-                PBulletState.model_construct(
-                    bullet_id=17, owner_id=1, power=1.9, x=455.0, y=330.0, direction=131.0
-                )
-            ],
-            events=[
-                PScanned.model_construct(
-                    turn_number=412,
-                    scanned_by_bot_id=1,
-                    scanned_bot_id=2,
-                    energy=64.2,
-                    x=612.0,
-                    y=470.5,
-                    direction=270.0,
-                    speed=-8.0,
-                )
-            ],
+            bot_state=PBotState.model_construct(**_BOT_STATE),
+            bullet_states=[PBulletState.model_construct(**_BULLET)],
+            events=[PScanned.model_construct(**_SCANNED)],
         )
 
     return {
