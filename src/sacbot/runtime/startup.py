@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 ArraySpecs = dict[str, tuple[tuple[int, ...], str]]
 
-# The past-teacher campaign's seed-1 checkpoint, actor-only, with its provenance (campaign, commit, evals).
+# The past-teacher campaign's best checkpoint, actor-only, with its provenance (campaign, commit, evals).
 SHIPPED_ACTOR = Path(__file__).resolve().parent.parent / "data" / "sacbot-actor.zip"
 
 
