@@ -22,6 +22,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from sacbot.errors import UserError
 from sacbot.viewer.reader import read_recording
 
 BANDS = 8  # 100-unit distance bands, the last one open-ended
@@ -142,7 +143,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
     parser.add_argument("recordings", nargs="+")
     for path in parser.parse_args().recordings:
-        summarise(path)
+        try:
+            summarise(path)
+        except UserError as exc:  # not a recording: one line, as the sacbot commands say it
+            raise SystemExit(f"duel_stats: {exc}") from None
 
 
 if __name__ == "__main__":

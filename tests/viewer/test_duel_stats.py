@@ -53,3 +53,12 @@ def test_duel_stats_counts_every_shot_and_prints_whole_profiles(tmp_path: Path) 
         for shares in (aim[1], target[1]):
             values = [float(v) for v in shares.split()]
             assert len(values) == 9 and abs(sum(values) - 1.0) < 0.05
+
+
+def test_duel_stats_says_in_one_line_what_is_not_a_recording(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.battle.gz"
+    bad.write_text("not a recording\n")
+    for path in (bad, tmp_path / "missing.battle.gz"):
+        result = _run("scripts/duel_stats.py", str(path))
+        assert result.returncode == 1 and result.stdout == ""
+        assert result.stderr.startswith("duel_stats: ") and result.stderr.count("\n") == 1, result.stderr
