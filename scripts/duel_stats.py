@@ -20,9 +20,10 @@ import argparse
 import json
 import math
 from collections import Counter
-from dataclasses import dataclass
 
 from sacbot.errors import UserError
+from sacbot.opponents.motion import direction_to
+from sacbot.opponents.waves import Wave
 from sacbot.viewer.reader import read_recording
 
 BANDS = 8  # 100-unit distance bands, the last one open-ended
@@ -30,27 +31,13 @@ BINS = 9
 HALF_BOT = 18.0
 
 
-@dataclass
-class Wave:
-    target: int
-    x: float
-    y: float
-    turn: int
-    speed: float
-    bearing: float  # radians, from the muzzle to the target at the shot
-    sign: float  # the target's sideways direction at the shot (+: counter-clockwise about the shooter)
-
-
 def damage(power: float) -> float:
     return 4.0 * power + (2.0 * (power - 1.0) if power > 1.0 else 0.0)
 
 
-def factor_bin(wave: Wave, angle: float) -> int:
-    """The bin of the guess factor of `angle` (radians, from the wave's origin) on `wave`."""
-    turn = angle - wave.bearing
-    turn = (turn + math.pi) % (2.0 * math.pi) - math.pi
-    factor = max(-1.0, min(1.0, turn * wave.sign / math.asin(8.0 / wave.speed)))
-    return min(int((factor + 1.0) * BINS / 2.0), BINS - 1)
+def factor_bin(wave: Wave, x: float, y: float) -> int:
+    """Which of BINS equal bins from -1 to +1 holds the guess factor of the point (x, y) on `wave`."""
+    return min(int((wave.guess_factor(x, y) + 1.0) * BINS / 2.0), BINS - 1)
 
 
 def shares(counts: Counter[int]) -> str:
@@ -64,7 +51,7 @@ def summarise(path: str) -> None:
     hits: set[tuple[int, int]] = set()
     profiles: dict[str, Counter[int]] = {}  # target -> where it was when the waves reached it
     aims: dict[str, Counter[int]] = {}  # shooter -> where its shots pointed, in the same factors
-    waves: list[Wave] = []
+    waves: list[tuple[int, Wave]] = []  # (target id, the wave of a shot at it)
     before: dict[int, dict[str, float]] = {}  # the bots' states of the turn before (where a shot leaves from)
     for line in read_recording(path).lines:
         message = json.loads(line)
@@ -91,25 +78,24 @@ def summarise(path: str) -> None:
                 min(int(distance // 100.0), BANDS - 1),
                 float(bullet["power"]),
             )
-            bearing = math.atan2(them["y"] - me["y"], them["x"] - me["x"])
-            sideways = them["speed"] * math.sin(math.radians(them["direction"]) - bearing)
+            bearing = direction_to(me["x"], me["y"], them["x"], them["y"])
+            sideways = them["speed"] * math.sin(math.radians(them["direction"] - bearing))
             speed = 20.0 - 3.0 * float(bullet["power"])
-            wave = Wave(
-                target, bullet["x"], bullet["y"], turn, speed, bearing, 1.0 if sideways >= 0 else -1.0
-            )
-            waves.append(wave)
-            aims.setdefault(names[owner], Counter())[factor_bin(wave, math.radians(bullet["direction"]))] += 1
+            wave = Wave(bullet["x"], bullet["y"], turn, speed, bearing, 1.0 if sideways >= 0 else -1.0)
+            waves.append((target, wave))
+            heading = math.radians(bullet["direction"])  # a point along the shot: where it pointed
+            aim = factor_bin(wave, wave.x + 100.0 * math.cos(heading), wave.y + 100.0 * math.sin(heading))
+            aims.setdefault(names[owner], Counter())[aim] += 1
         alive = []
-        for wave in waves:
-            target_state = states.get(wave.target)
+        for target, wave in waves:
+            target_state = states.get(target)
             if target_state is None or turn < wave.turn:  # the target died, or a new round began
                 continue
             x, y = target_state["x"], target_state["y"]
-            if (turn - wave.turn) * wave.speed >= math.hypot(x - wave.x, y - wave.y) - HALF_BOT:
-                angle = math.atan2(y - wave.y, x - wave.x)
-                profiles.setdefault(names[wave.target], Counter())[factor_bin(wave, angle)] += 1
+            if wave.radius(turn) >= math.hypot(x - wave.x, y - wave.y) - HALF_BOT:
+                profiles.setdefault(names[target], Counter())[factor_bin(wave, x, y)] += 1
             else:
-                alive.append(wave)
+                alive.append((target, wave))
         waves = alive
         before = states if len(states) == 2 else {}
     print(path)
