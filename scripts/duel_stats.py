@@ -21,6 +21,7 @@ import json
 import math
 from collections import Counter
 
+from sacbot.engine.rules import calc_bullet_damage, calc_bullet_speed
 from sacbot.errors import UserError
 from sacbot.opponents.motion import direction_to
 from sacbot.opponents.waves import Wave
@@ -31,13 +32,15 @@ BINS = 9
 HALF_BOT = 18.0
 
 
-def damage(power: float) -> float:
-    return 4.0 * power + (2.0 * (power - 1.0) if power > 1.0 else 0.0)
-
-
 def factor_bin(wave: Wave, x: float, y: float) -> int:
     """Which of BINS equal bins from -1 to +1 holds the guess factor of the point (x, y) on `wave`."""
     return min(int((wave.guess_factor(x, y) + 1.0) * BINS / 2.0), BINS - 1)
+
+
+def band_label(band: int | None) -> str:
+    if band is None:
+        return "all"
+    return f"{band * 100}+" if band == BANDS - 1 else f"{band * 100}-{band * 100 + 99}"
 
 
 def shares(counts: Counter[int]) -> str:
@@ -80,7 +83,7 @@ def summarise(path: str) -> None:
             )
             bearing = direction_to(me["x"], me["y"], them["x"], them["y"])
             sideways = them["speed"] * math.sin(math.radians(them["direction"] - bearing))
-            speed = 20.0 - 3.0 * float(bullet["power"])
+            speed = calc_bullet_speed(float(bullet["power"]))
             wave = Wave(bullet["x"], bullet["y"], turn, speed, bearing, 1.0 if sideways >= 0 else -1.0)
             waves.append((target, wave))
             heading = math.radians(bullet["direction"])  # a point along the shot: where it pointed
@@ -106,17 +109,9 @@ def summarise(path: str) -> None:
             if not mine:
                 continue
             hit = [power for key, power in mine if key in hits]
-            label = (
-                "all"
-                if band is None
-                else f"{band * 100}+"
-                if band == BANDS - 1
-                else f"{band * 100}-{band * 100 + 99}"
-            )
-            print(
-                f"    {label:>8}: {len(mine):5d} {len(hit) / len(mine):5.2f} "
-                f"{sum(p for _, p in mine) / len(mine):5.2f} {sum(damage(p) for p in hit) / len(mine):6.2f}"
-            )
+            n = len(mine)
+            power, damage = sum(p for _, p in mine) / n, sum(calc_bullet_damage(p) for p in hit) / n
+            print(f"    {band_label(band):>8}: {n:5d} {len(hit) / n:5.2f} {power:5.2f} {damage:6.2f}")
     print("  guess-factor shares, 9 bins from -1 to +1:")
     for name, profile in sorted(profiles.items()):
         print(f"    {name} as the target ({sum(profile.values())} waves): {shares(profile)}")
