@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -16,9 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, timeout=180, env=dict(os.environ), cwd=REPO
-    )
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=180, cwd=REPO)
 
 
 def test_duel_stats_counts_every_shot_and_prints_whole_profiles(tmp_path: Path) -> None:
