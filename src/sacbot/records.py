@@ -179,6 +179,7 @@ class MetricsLine(_Line):
     kickstart_loss: MaybeNumber = None
     self_imitation_loss: MaybeNumber = None
     hindsight_aim_loss: MaybeNumber = None
+    anchor_loss: MaybeNumber = None
     alpha: MaybeNumber = None
     replay_size: MaybeCount = None
     written_by: MaybeText = None

@@ -158,6 +158,12 @@ class SacbotSettings(BaseSettings):
     # Opt-in, `play` only: the share of each batch drawn from this run's own rounds, not the kept replay
     # it started with (`TrainerConfig.fresh_fraction`); 0: uniform over the whole replay.
     fresh_fraction: float = Field(0.0, ge=0.0, le=1.0, allow_inf_nan=False)
+    # `play` only: the trainer's first updates step the critics alone (`TrainerConfig.critic_warmup`); None:
+    # `CRITIC_WARMUP` updates where an actor archive's actor trains on with fresh critics, else 0.
+    critic_warmup: int | None = Field(None, ge=0)
+    # `play` only: the anchor term's weight, toward the actor the game started from (`TrainerConfig.anchor`);
+    # None: `ANCHOR` where an actor archive's actor trains on with fresh critics, else 0.
+    anchor: float | None = Field(None, ge=0.0, allow_inf_nan=False)
     publish_every: int = Field(10, ge=1)  # publish new actor weights every N updates
     best_window: int = Field(10, ge=1)  # rounds in the per-opponent score-share window
     torch_threads: int = Field(1, ge=1)  # torch intra-op threads of the trainer thread

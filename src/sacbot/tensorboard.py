@@ -9,7 +9,7 @@ scalars with the tags CleanRL's `sac_continuous_action.py` uses, so RL dashboard
 - a train pass (a `training_metrics.jsonl` line): `losses/qf1_loss`, `losses/qf2_loss` (each critic's own),
   `losses/qf_loss` (their mean, as CleanRL's: our `critic_loss` sums them), `losses/actor_loss`,
   `losses/alpha`, `losses/alpha_loss`, and where the line has them `losses/kickstart_loss`,
-  `losses/self_imitation_loss`, `losses/hindsight_aim_loss`, `losses/entropy`,
+  `losses/self_imitation_loss`, `losses/hindsight_aim_loss`, `losses/anchor_loss`, `losses/entropy`,
   `losses/qf_values` (mean Q); plus `charts/SPS`, environment steps per second since the sink was made;
 - an eval (`eval_log.jsonl` lines and the composite): `eval/win_rate/<Opponent>`,
   `eval/score_share/<Opponent>`, `eval/composite`.
@@ -46,6 +46,7 @@ TRAIN_TAGS: dict[str, tuple[str, float]] = {
     "kickstart_loss": ("losses/kickstart_loss", 1.0),
     "self_imitation_loss": ("losses/self_imitation_loss", 1.0),
     "hindsight_aim_loss": ("losses/hindsight_aim_loss", 1.0),
+    "anchor_loss": ("losses/anchor_loss", 1.0),
     "entropy": ("losses/entropy", 1.0),
     "q_mean": ("losses/qf_values", 1.0),
 }

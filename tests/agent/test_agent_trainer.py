@@ -153,6 +153,44 @@ def test_alpha_moves_toward_the_entropy_target() -> None:
     assert up.alpha > a0
 
 
+def test_the_critics_warm_up_alone_then_the_actor_and_temperature_step() -> None:
+    trainer = SacTrainer(config(critic_warmup=3, alpha_lr=1e-2))
+    fill(trainer)
+    actor0, alpha0 = trainer.actor_arrays(), trainer.alpha
+    critic0 = [p.detach().clone() for p in trainer.critic.parameters()]
+    for _ in range(3):
+        trainer.train_step()
+    assert all(np.array_equal(a, actor0[k]) for k, a in trainer.actor_arrays().items())
+    assert trainer.alpha == alpha0
+    assert any(not torch.equal(a, b) for a, b in zip(critic0, trainer.critic.parameters(), strict=True))
+    trainer.train_step()  # update 4: past the warm-up
+    assert any(not np.array_equal(a, actor0[k]) for k, a in trainer.actor_arrays().items())
+    assert trainer.alpha != alpha0
+    with pytest.raises(UserError, match="critic_warmup must be 0 or more"):
+        config(critic_warmup=-1)
+
+
+def test_the_anchor_holds_the_actor_near_the_one_it_started_from() -> None:
+    drifts = []
+    for weight in (1e-9, 100.0):  # ~off (the term is still measured), then on
+        trainer = SacTrainer(config(anchor=weight))
+        fill(trainer)
+        trainer.anchor_here()
+        first = trainer.train_step()
+        assert first is not None and first["anchor_loss"] == pytest.approx(0.0, abs=1e-10)  # its own anchor
+        for _ in range(30):
+            m = trainer.train_step()
+        assert m is not None
+        drifts.append(m["anchor_loss"])
+    assert drifts[1] < 0.5 * drifts[0]
+    plain = SacTrainer(config())
+    fill(plain)
+    m = plain.train_step()
+    assert m is not None and "anchor_loss" not in m  # off: not measured
+    with pytest.raises(UserError, match="anchor must be 0"):
+        config(anchor=-1.0)
+
+
 def test_metrics_and_snapshot_publication() -> None:
     trainer = SacTrainer(config())
     assert trainer.train_step() is None  # empty replay

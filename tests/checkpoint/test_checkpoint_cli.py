@@ -100,7 +100,7 @@ def test_verify_export_and_bad_input(
     assert exported.returncode == 0, exported.stderr
     arrays, meta = load_checkpoint(tmp_path / "actor.zip")
     assert (
-        sorted(arrays) == ["actor.fc.bias", "actor.fc.weight"]
+        sorted(arrays) == ["actor.fc.bias", "actor.fc.weight", "log_alpha"]  # the actor and its temperature
         and meta is not None
         and meta.contents == "actor"
     )

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -20,15 +21,19 @@ from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.arena.battle import run_battle
 from sacbot.arena.controller import GameResult
-from sacbot.checkpoint import CheckpointMeta, load_checkpoint, read_meta, save_checkpoint
+from sacbot.checkpoint import TEMPERATURE, CheckpointMeta, load_checkpoint, read_meta, save_checkpoint
 from sacbot.cli.main import app
 from sacbot.engine import game_setup_for
 from sacbot.errors import UserError
 from sacbot.export.policy import sizes_from_dict
 from sacbot.runtime.startup import (
+    ANCHOR,
+    CRITIC_WARMUP,
     SHIPPED_ACTOR,
     actor_specs,
+    anchor_for,
     choose_start,
+    critic_warmup_for,
     full_start_arrays,
     network_sizes_for,
     shipped_kickstart,
@@ -63,7 +68,10 @@ def test_the_shipped_actor_verifies_and_carries_its_provenance() -> None:
     assert result.exit_code == 0 and "every actor network shape" in result.output, result.output
     arrays, meta = load_checkpoint(SHIPPED_ACTOR)
     assert meta is not None and meta.contents == "actor"
-    assert arrays and all(name.startswith("actor.") for name in arrays)
+    assert {name for name in arrays if not name.startswith("actor.")} == {TEMPERATURE}
+    # The temperature it learnt with (the entropy target -8 under the bound -2 took it to ~1e-4): a training
+    # start keeps it; at the trainer's default 0.2 the entropy term pulled the actor off its play at once.
+    assert float(np.exp(arrays[TEMPERATURE])) < 1e-3
     assert meta.extra["radar_mode"] == "lock" and meta.extra["kickstart"] == 50.0
     assert meta.extra["kickstart_filter"] is True and meta.network_sizes["angle_inputs"] is True
     assert meta.network_sizes["log_std_max"] == -2.0  # the campaign's bound on the policy's spread
@@ -91,6 +99,11 @@ def test_export_adds_provenance(tmp_path: Path) -> None:
     meta = read_meta(out)
     assert meta is not None and meta.contents == "actor"
     assert meta.extra["provenance"]["eval"]["SpinBot"]["wins"] == 3
+    arrays, _ = load_checkpoint(out)
+    assert set(arrays) == set(sac.actor_arrays()) | {TEMPERATURE}
+    assert arrays[TEMPERATURE] == sac.state_arrays()[TEMPERATURE]
+    verified = runner.invoke(app, ["checkpoint", "verify", str(out)])
+    assert verified.exit_code == 0 and "every actor network shape" in verified.output, verified.output
     record.write_text("[1, 2]")
     result = runner.invoke(app, [*args, "--force"])
     assert isinstance(result.exception, UserError) and result.exception.exit_code == 2
@@ -102,7 +115,8 @@ def test_slot_order_ends_with_the_shipped_actor_then_fresh(tmp_path: Path) -> No
     specs = sac.array_specs()
     empty = tmp_path / "weights"
     start = choose_start(None, empty, "SpinBot", specs, actor_only=True)
-    assert start.shipped and start.arrays is not None and set(start.arrays) == set(actor_specs(specs))
+    assert start.shipped and start.arrays is not None
+    assert set(start.arrays) == set(actor_specs(specs)) | {TEMPERATURE}
     assert start.source.startswith("start: shipped actor sacbot-actor.zip (campaign past-teacher, commit ")
     fresh = choose_start(None, empty, "SpinBot", specs, actor_only=True, shipped=None)
     assert fresh.arrays is None and not fresh.shipped and "SACBOT_SHIPPED=0" in fresh.source
@@ -110,13 +124,26 @@ def test_slot_order_ends_with_the_shipped_actor_then_fresh(tmp_path: Path) -> No
     training = choose_start(None, empty, None, specs, actor_only=False)
     assert training.arrays is not None and "fresh critics" in training.source
     sac.load_state_arrays(full_start_arrays(training.arrays, sac.state_arrays()))
-    assert all((sac.actor_arrays()[k] == v).all() for k, v in training.arrays.items())
+    assert all((v == training.arrays[k]).all() for k, v in sac.actor_arrays().items())
+    assert sac.alpha == pytest.approx(float(np.exp(training.arrays[TEMPERATURE])))  # its own, not 0.2
     assert sac.updates == 0 and shipped_kickstart(training, 0.0) == 50.0
     assert shipped_kickstart(fresh, 0.0) == 0.0
-    # A checkpoint of the folder's own comes first.
+    # Its fresh critics warm up alone first and the anchor holds the actor; a fresh init has neither; the
+    # settings decide when set.
+    assert critic_warmup_for(None, training) == CRITIC_WARMUP > 0 and anchor_for(None, training) == ANCHOR > 0
+    assert critic_warmup_for(None, fresh) == 0 and critic_warmup_for(0, training) == 0
+    assert anchor_for(None, fresh) == 0.0 and anchor_for(0.0, training) == 0.0
+    # A checkpoint of the folder's own comes first, its critics trained with its actor.
     save_checkpoint(empty / "best.zip", sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes()))
     own = choose_start(None, empty, None, specs, actor_only=False)
     assert not own.shipped and "loaded slot best" in own.source
+    assert critic_warmup_for(None, own) == 0 and critic_warmup_for(500, own) == 500
+    assert anchor_for(None, own) == 0.0 and anchor_for(5.0, own) == 5.0
+    # An actor archive named by SACBOT_CHECKPOINT trains on with fresh critics too.
+    actor_meta = CheckpointMeta(network_sizes=sac.network_sizes(), contents="actor")
+    save_checkpoint(tmp_path / "actor.zip", sac.actor_arrays(), actor_meta)
+    named = choose_start(tmp_path / "actor.zip", empty, None, specs, actor_only=False)
+    assert critic_warmup_for(None, named) == CRITIC_WARMUP and anchor_for(None, named) == ANCHOR
 
 
 def test_the_networks_are_sized_from_the_shipped_actor_when_no_slot_exists(tmp_path: Path) -> None:
@@ -184,6 +211,8 @@ def test_a_training_start_takes_the_shipped_actors_teacher_term(
     assert start.shipped and shipped_kickstart(start, 0.0) == 50.0 and shipped_kickstart_filter(start, False)
     fresh = choose_start(None, empty, None, specs, actor_only=False, shipped=None)
     assert shipped_kickstart(fresh, 0.0) == 0.0 and not shipped_kickstart_filter(fresh, False)
+    # An actor archive written before it kept the temperature (the actor's arrays alone) still starts.
+    assert start.arrays is not None and TEMPERATURE not in start.arrays
 
 
 def _first_places(result: GameResult, name: str) -> int:
@@ -210,6 +239,34 @@ def test_play_starts_from_the_shipped_actor_and_wins(
     assert "shipped actor sacbot-actor.zip (campaign past-teacher, commit" in log
     assert "radar lock (the checkpoint's)" in log
     assert _first_places(result, "SacBot") >= 2, log
+
+
+def test_a_training_start_from_the_shipped_actor_keeps_its_temperature_warms_up_then_anchors(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
+    wait_for: Callable[..., None],
+    bot_log: Callable[[Path], str],
+) -> None:
+    """Training play from an empty weights folder: the shipped actor at its own temperature (not 0.2), its
+    fresh critics stepped alone first, then the anchor term acting (a short warm-up so a 3-round game gets
+    past it)."""
+    weights = tmp_path / "weights"
+    env = {k: v for k, v in SMALL.items() if k != "SACBOT_SHIPPED"}
+    use_env(monkeypatch, {**env, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_CRITIC_WARMUP": "4"})
+    run_battle(
+        [BOTS / "SacBot", BOTS / "SpinBot"], game_setup_for("1v1", number_of_rounds=3), log_dir=tmp_path / "l"
+    )
+    log_of = lambda: bot_log(tmp_path / "l")  # noqa: E731
+    wait_for(lambda: "sacbot play: stopped (" in log_of(), "a clean exit", detail=log_of)
+    log = log_of()
+    assert "shipped actor sacbot-actor.zip" in log and "fresh critics" in log
+    assert "critics warm up: the first 4 updates step the critics alone" in log
+    assert "anchor 50: the actor is held near the one this game started from" in log
+    passes = [json.loads(line) for line in (weights / "training_metrics.jsonl").read_text().splitlines()]
+    trained = [m for m in passes if m.get("updates")]
+    assert trained and all(m["alpha"] < 1e-3 for m in trained)  # the shipped actor's ~8e-5, not 0.2
+    assert trained[-1]["updates"] > 4 and trained[-1]["anchor_loss"] > 0.0  # past the warm-up, anchored
 
 
 def test_the_opt_out_starts_fresh(

@@ -38,6 +38,7 @@ outside the GRU; one host sync (the metrics) per pass.
 
 from __future__ import annotations
 
+import copy
 import math
 import threading
 from collections.abc import Mapping
@@ -160,6 +161,13 @@ class SacTrainer:
         self._actor_params: list[Tensor] = list(self.actor.parameters())
         self._all_params = [*self._critic_params, *self._actor_params, self.log_alpha]
         self.snapshot: ActorSnapshot = ActorSnapshot(0, 0, self.actor_arrays())
+        self.anchor_actor: Actor | None = None  # `anchor_here`: the frozen actor the anchor term pulls toward
+
+    def anchor_here(self) -> None:
+        """Freeze a copy of the actor as it is now: the anchor term (`TrainerConfig.anchor`) pulls toward it
+        (call it after loading the start's weights)."""
+        with self._lock:
+            self.anchor_actor = copy.deepcopy(self.actor).requires_grad_(False)
 
     # -- data ---------------------------------------------------------------------------------------------
     def record(
@@ -333,6 +341,14 @@ class SacTrainer:
                 cfg.movement_scale(self.updates),
                 teacher_entries,
             )
+        anchored = torch.zeros((), device=self.device)
+        if cfg.anchor > 0.0 and self.anchor_actor is not None:  # toward the actor the learner started from
+            with torch.no_grad():
+                h_anchor = self.anchor_actor.last_hidden_tm(obs[:b], h0) if b else h0
+                mu_anchor, _, _ = self.anchor_actor.sequence_tm(obs[b:L], h_anchor)
+            anchored = distillation_loss(
+                mean_action, states, cfg.arena_width, cfg.arena_height, None, torch.tanh(mu_anchor)
+            )
         if cfg.self_imitation > 0.0:  # toward the replay's own actions where the critics rate them higher
             assert q_own is not None
             with torch.no_grad():
@@ -358,6 +374,7 @@ class SacTrainer:
             "self_imitation_kept": imitated,  # the share of states whose replay action the critics preferred
             "hindsight_aim_loss": hindsight,  # the actor minimises ... + hindsight_aim * hindsight_aim_loss
             "hindsight_aim_share": aimed,  # the share of trained states with a hindsight target
+            "anchor_loss": anchored,  # the actor minimises ... + anchor * anchor_loss
         }
 
     def _update(self, batch: Batch) -> dict[str, float]:
@@ -371,16 +388,22 @@ class SacTrainer:
             actor_total = actor_total + cfg.self_imitation * loss["self_imitation_loss"]
         if cfg.hindsight_aim > 0.0:
             actor_total = actor_total + cfg.hindsight_aim * loss["hindsight_aim_loss"]
+        if cfg.anchor > 0.0:
+            actor_total = actor_total + cfg.anchor * loss["anchor_loss"]
 
         # 6. One backward; each optimiser clips its gradients' norm (the divisor goes to Adam as its
-        # grad_scale) and steps; then the soft target update.
+        # grad_scale) and steps; then the soft target update. During the critics' warm-up only they step.
+        warming = self.updates < cfg.critic_warmup
         for p in self._all_params:
             p.grad = None
-        (loss["critic_loss"] + actor_total + loss["alpha_loss"]).backward()
+        total = loss["critic_loss"] if warming else loss["critic_loss"] + actor_total + loss["alpha_loss"]
+        total.backward()
         (critic_norm, critic_div), (actor_norm, actor_div) = clipping_divisors(
             [self._critic_params, self._actor_params], cfg.grad_clip
         )
-        steps = ((self.critic_opt, critic_div), (self.actor_opt, actor_div), (self.alpha_opt, None))
+        steps: list[tuple[torch.optim.Adam, Tensor | None]] = [(self.critic_opt, critic_div)]
+        if not warming:
+            steps += [(self.actor_opt, actor_div), (self.alpha_opt, None)]
         for opt, divisor in steps:
             opt.grad_scale = divisor  # type: ignore[attr-defined]  # fused Adam divides the gradients by it
             opt.step()
@@ -411,13 +434,14 @@ class SacTrainer:
                 loss["self_imitation_kept"],
                 loss["hindsight_aim_loss"].detach(),
                 loss["hindsight_aim_share"],
+                loss["anchor_loss"].detach(),
             ]
         ).tolist()
         self.publish()
         keys = ("critic_loss", "actor_loss", "alpha_loss", "alpha", "entropy", "q_mean", "critic_grad_norm")
         kicks = ("kickstart_loss", "qf1_loss", "qf2_loss", "kickstart_kept")
         own = ("self_imitation_loss", "self_imitation_kept", "hindsight_aim_loss", "hindsight_aim_share")
-        names = (*keys, "actor_grad_norm", *kicks, *own)
+        names = (*keys, "actor_grad_norm", *kicks, *own, "anchor_loss")
         metrics: dict[str, float] = dict(zip(names, values, strict=True))
         if self.config.kickstart > 0.0:
             metrics["kickstart_weight"] = kick_weight
@@ -427,6 +451,8 @@ class SacTrainer:
             del metrics["self_imitation_loss"], metrics["self_imitation_kept"]
         if not self.config.hindsight_aim > 0.0:
             del metrics["hindsight_aim_loss"], metrics["hindsight_aim_share"]
+        if not self.config.anchor > 0.0:
+            del metrics["anchor_loss"]
         metrics["updates"] = float(self.updates)
         metrics["replay_size"] = float(len(self.replay))
         metrics["env_steps"] = float(self.env_steps)

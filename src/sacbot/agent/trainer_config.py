@@ -94,6 +94,15 @@ class TrainerConfig:
     # back (`SequenceReplay.sample`), so a real-time run against one opponent weighs its own games above the
     # kept ones from the first round on (near RLPD's symmetric sampling at 0.5); 0 = uniform over the replay.
     fresh_fraction: float = 0.0
+    # The learner's first updates step the critics alone (the actor and the temperature held), so critics
+    # started fresh under a trained actor (an actor archive's training start) learn its values before their
+    # gradient moves it; counted in the learner's own updates (kept in checkpoints). 0: none.
+    critic_warmup: int = 0
+    # Opt-in anchor: the weight of the term mean ||tanh(mu(s_t)) - tanh(mu_0(s_t))||^2 over the trained steps
+    # (the fire entry where the gun is cool), mu_0 the actor as it was at `SacTrainer.anchor_here` (a frozen
+    # copy): fine-tuning a trained actor under critics that know little yet keeps it near what it could do,
+    # where their gradient alone moved it off its play within a few thousand updates; 0 = off.
+    anchor: float = 0.0
     arena_width: float = 800.0  # the teacher reads positions in these units (the 1v1 arena)
     arena_height: float = 600.0
 
@@ -141,6 +150,10 @@ class TrainerConfig:
             )
         if self.kickstart_movement_from and self.kickstart_movement == 1.0:
             raise UserError("kickstart_movement_from needs kickstart_movement (the scale it switches to)", 2)
+        if not (self.anchor >= 0.0 and math.isfinite(self.anchor)):
+            raise UserError(f"anchor must be 0 (off) or more, not {self.anchor}", 2)
+        if self.critic_warmup < 0:
+            raise UserError(f"critic_warmup must be 0 or more, not {self.critic_warmup}", 2)
         if not 0.0 <= self.fresh_fraction <= 1.0:
             raise UserError(f"fresh_fraction must be 0 to 1, not {self.fresh_fraction}", 2)
         if not (self.hindsight_aim >= 0.0 and math.isfinite(self.hindsight_aim)):

@@ -15,12 +15,16 @@ Errors are `CheckpointError` (a `UserError`, exit code 1) naming what is wrong.
 """
 
 from sacbot.checkpoint.archive import (
+    ACTOR_PREFIX,
     FORMAT,
+    TEMPERATURE,
     VERSION,
     ArraySpecs,
     CheckpointError,
     CheckpointMeta,
+    actor_archive_specs,
     check_specs,
+    in_actor_archive,
     load_checkpoint,
     read_meta,
     save_checkpoint,
@@ -52,7 +56,9 @@ from sacbot.checkpoint.slots import (
 from sacbot.checkpoint.trainer_io import TrainerState, restore_trainer, save_trainer, trainer_meta
 
 __all__ = [
+    "ACTOR_PREFIX",
     "FORMAT",
+    "TEMPERATURE",
     "VERSION",
     "ArraySpecs",
     "CheckpointError",
@@ -60,6 +66,7 @@ __all__ = [
     "GateDecision",
     "LoadedCheckpoint",
     "PromoteResult",
+    "actor_archive_specs",
     "atomic_write",
     "atomic_write_bytes",
     "atomic_write_json",
@@ -67,6 +74,7 @@ __all__ = [
     "best_path",
     "check_specs",
     "decide",
+    "in_actor_archive",
     "latest_path",
     "list_slots",
     "load_checkpoint",

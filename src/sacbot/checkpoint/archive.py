@@ -5,7 +5,9 @@ Layout (format "sacbot-checkpoint", version 1):
   `numpy.save(allow_pickle=False)`; names are the trainer's stable `state_arrays()` keys.
 - `meta.json`: {"format": "sacbot-checkpoint", "version": 1, "score": float | null, "score_kind": str | null,
   "env_steps": int, "updates": int, "created": ISO-8601 UTC, "network_sizes": {...}, "opponent": str | null,
-  "contents": "full" | "actor", "extra": {...}}.
+  "contents": "full" | "actor", "extra": {...}}. An "actor" archive holds the actor's arrays and, where it
+  was written with one, the temperature (`log_alpha`: a training start from it keeps the entropy weight the
+  actor learnt with, `actor_archive_specs`).
 An archive without `meta.json` (arrays only, the older layout) loads with `meta=None` and ranks as -inf.
 
 Loading never unpickles: every member goes through `numpy.load(allow_pickle=False)` after its checksum is
@@ -45,6 +47,19 @@ _NPY_MAGIC = b"\x93NUMPY"
 _ALLOWED_KINDS = "biuf"  # bool, signed, unsigned, float: nothing that could carry Python objects
 _MAX_TOTAL_BYTES = 8 * 1024**3  # refuse zip bombs before reading
 _CONTENTS = ("full", "actor")
+ACTOR_PREFIX = "actor."  # the actor's arrays, `actor.<parameter>`
+TEMPERATURE = "log_alpha"  # the temperature's array, kept in an actor archive beside the actor's
+
+
+def in_actor_archive(name: str) -> bool:
+    """Whether an array belongs in an actor archive (contents "actor"): the actor's, or the temperature."""
+    return name.startswith(ACTOR_PREFIX) or name == TEMPERATURE
+
+
+def actor_archive_specs(specs: ArraySpecs, held: Mapping[str, object]) -> ArraySpecs:
+    """Of a trainer's `specs`, what an actor archive holding the arrays `held` must match: every actor
+    array, and the temperature where it holds one (older actor archives have none)."""
+    return {n: s for n, s in specs.items() if n.startswith(ACTOR_PREFIX) or (n == TEMPERATURE and n in held)}
 
 
 class CheckpointError(UserError):

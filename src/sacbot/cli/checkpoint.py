@@ -122,13 +122,15 @@ def show(
 @app.command("verify")
 def verify(file: Path = typer.Argument(..., help="The archive to check.")) -> None:
     """Exit 0 if FILE loads cleanly and matches the networks its meta names, else 1 with the reason."""
-    from sacbot.checkpoint.archive import check_specs, load_checkpoint, specs_of
+    from sacbot.checkpoint.archive import actor_archive_specs, check_specs, load_checkpoint
 
     arrays, meta = load_checkpoint(file)
     checked = "structure only (no network sizes in the archive)"
     if meta is not None and meta.network_sizes:
         trainer = _fresh_trainer(0, dict(meta.network_sizes))
-        specs = specs_of(trainer.actor_arrays()) if meta.contents == "actor" else trainer.array_specs()
+        specs = trainer.array_specs()
+        if meta.contents == "actor":
+            specs = actor_archive_specs(specs, arrays)
         check_specs(arrays, specs, str(file))
         checked = f"structure and every {meta.contents} network shape"
     values = sum(int(a.size) for a in arrays.values())
@@ -191,9 +193,6 @@ def promote(
         typer.echo(f"not promoted: {result.reason}; {target} unchanged")
 
 
-ACTOR_PREFIX = "actor."
-
-
 def _read_provenance(path: Path) -> dict[str, Any]:
     """The JSON object `--provenance` names; anything else is one line and exit code 2."""
     try:
@@ -211,7 +210,9 @@ def _read_provenance(path: Path) -> dict[str, Any]:
 def export(
     file: Path = typer.Argument(..., help="The archive to export from."),
     out: Path = typer.Argument(..., help="The archive to write."),
-    actor_only: bool = typer.Option(False, "--actor-only", help="Only the actor's arrays, for deployment."),
+    actor_only: bool = typer.Option(
+        False, "--actor-only", help="Only the actor's arrays and its temperature, for deployment."
+    ),
     provenance: Path | None = typer.Option(
         None,
         "--provenance",
@@ -220,8 +221,15 @@ def export(
     ),
     force: bool = typer.Option(False, "--force", help="Replace OUT if it exists."),
 ) -> None:
-    """Write a verified copy of FILE to OUT; with --actor-only, a small archive of just the actor."""
-    from sacbot.checkpoint.archive import CheckpointMeta, load_checkpoint, save_checkpoint
+    """Write a verified copy of FILE to OUT; with --actor-only, a small archive of the actor and
+    its temperature (a training start from it keeps the entropy weight the actor learnt with)."""
+    from sacbot.checkpoint.archive import (
+        ACTOR_PREFIX,
+        CheckpointMeta,
+        in_actor_archive,
+        load_checkpoint,
+        save_checkpoint,
+    )
 
     _refuse_overwrite(out, force)
     record = _read_provenance(provenance) if provenance is not None else None
@@ -230,8 +238,8 @@ def export(
         base = meta or CheckpointMeta()
         meta = replace(base, extra={**base.extra, "provenance": record})
     if actor_only:
-        arrays = {name: a for name, a in arrays.items() if name.startswith(ACTOR_PREFIX)}
-        if not arrays:
+        arrays = {name: a for name, a in arrays.items() if in_actor_archive(name)}
+        if not any(name.startswith(ACTOR_PREFIX) for name in arrays):
             raise UserError(f"{file} holds no actor arrays (names starting with {ACTOR_PREFIX!r})")
         meta = replace(meta or CheckpointMeta(), contents="actor")
     save_checkpoint(out, arrays, meta)

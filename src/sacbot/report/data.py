@@ -62,12 +62,14 @@ JSONL_FILES = (
 WEIGHTS_FOLDER_FILES = {TRAINING_METRICS: PLAY_METRICS, ROUNDS: PLAY_ROUNDS, LEAGUE_LOG: FAST_LEAGUE}
 LOSS_KEYS = (
     "critic_loss", "actor_loss", "alpha_loss", "kickstart_loss", "self_imitation_loss", "hindsight_aim_loss",
+    "anchor_loss",
 )  # fmt: skip
 # The opt-in actor terms (drawn only when not all 0), as a loss panel's caption names them.
 OPT_IN_LOSS_TERMS = {
     "kickstart_loss": "the teacher's term",
     "self_imitation_loss": "the self-imitation term",
     "hindsight_aim_loss": "the hindsight aim term",
+    "anchor_loss": "the anchor term",
 }
 # The learner's own snapshots in a pool (`sacbot.campaign.config.SNAPSHOT_PREFIX`, `sacbot.env.league.
 # FAST_SNAPSHOT_PREFIX`; spelled here so a report does not import the trainer): drawn as one group each.

@@ -133,7 +133,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     from sacbot.runtime.saver import RoundEndSaver
     from sacbot.runtime.startup import (
         actor_specs,
+        anchor_for,
         choose_start,
+        critic_warmup_for,
         full_start_arrays,
         network_sizes_for,
         radar_mode_for,
@@ -148,7 +150,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
 
     sizes = network_sizes_for(settings, first_meta)
 
-    def make_trainer(kickstart: float, kickstart_filter: bool) -> SacTrainer:
+    def make_trainer(
+        kickstart: float, kickstart_filter: bool, critic_warmup: int = 0, anchor: float = 0.0
+    ) -> SacTrainer:
         return SacTrainer(
             TrainerConfig(
                 sizes=sizes,
@@ -170,6 +174,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 hindsight_target=settings.hindsight_target,
                 n_step=settings.n_step,
                 fresh_fraction=settings.fresh_fraction,
+                critic_warmup=critic_warmup,
+                anchor=anchor,
                 target_entropy=target_entropy_for(settings.target_entropy, first_meta),
             )
         )
@@ -190,8 +196,10 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             kickstart = shipped_kickstart(start, kickstart)
         if "kickstart_filter" not in settings.model_fields_set:
             kickstart_filter = shipped_kickstart_filter(start, kickstart_filter)
-        if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
-            sac = make_trainer(kickstart, kickstart_filter)
+        # An actor archive's actor under fresh critics: their warm-up, then the anchor (`startup`).
+        fine_tune = (critic_warmup_for(settings.critic_warmup, start), anchor_for(settings.anchor, start))
+        if (kickstart, kickstart_filter, *fine_tune) != (settings.kickstart, settings.kickstart_filter, 0, 0):
+            sac = make_trainer(kickstart, kickstart_filter, *fine_tune)
     # The critics' bullet inputs are stored with each training transition; an eval has no use for them.
     sizes = sac.config.sizes
     features = AgentFeatures(
@@ -220,6 +228,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     else:
         if start.arrays is not None:  # an actor-only start keeps the fresh critics, optimisers and counters
             sac.load_state_arrays(full_start_arrays(start.arrays, sac.state_arrays()))
+        if sac.config.anchor > 0.0:
+            sac.anchor_here()
         learner = AgentLearner(sac, settings.behaviour_log_std_min)
         kept = _load_kept_replay(learner, weights, settings.replay_keep, sac.config.sizes)
         channel: DropOldestChannel[ChannelItem] = DropOldestChannel(settings.channel_capacity)
@@ -299,6 +309,10 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say(f"behaviour spread: play draws each action entry with log std at least {floor:g}")
     if settings.noise_beta > 0.0 and not eval_mode:
         _say(f"exploration noise coloured: 1/f^{settings.noise_beta:g} along the turns (0 white, 1 pink)")
+    if sac.config.critic_warmup > 0 and not eval_mode:
+        _say(f"critics warm up: the first {sac.config.critic_warmup} updates step the critics alone")
+    if sac.config.anchor > 0.0 and not eval_mode:
+        _say(f"anchor {sac.config.anchor:g}: the actor is held near the one this game started from")
     if settings.fresh_fraction > 0.0 and not eval_mode:
         share = settings.fresh_fraction
         _say(f"fresh rounds: {share:g} of each batch from this run's rounds, not the kept replay")

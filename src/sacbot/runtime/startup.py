@@ -8,7 +8,8 @@ error. Eval mode needs only the actor, so an actor-only export works there too.
 The shipped actor (`SHIPPED_ACTOR`, an actor-only export inside the package, its provenance in
 `extra.provenance`) is the start when the weights folder has no usable checkpoint, unless SACBOT_SHIPPED=0
 (campaigns and benchmarks set it: training from scratch stays from scratch). It holds only the actor: a
-training start gets its actor weights with fresh critics, optimisers and counters (`full_start_arrays`).
+training start gets its actor weights (and its temperature where the archive holds one) with fresh critics,
+optimisers and counters (`full_start_arrays`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from sacbot.agent.sizes import NetworkSizes
 from sacbot.checkpoint import (
     CheckpointError,
     CheckpointMeta,
+    actor_archive_specs,
+    check_specs,
     load_checkpoint,
     load_for_game,
     load_order,
@@ -186,6 +189,38 @@ def _shipped_trained(start: StartWeights, key: str) -> object:
     return start.meta.extra.get(key) if start.shipped and start.meta is not None else None
 
 
+# A training start with fresh critics under a trained actor (an actor archive, the shipped actor's
+# included): so many updates step the critics alone before the actor moves (`TrainerConfig.critic_warmup`),
+# and then the anchor term at this weight holds the actor near the one it started from
+# (`TrainerConfig.anchor`). Without them, training play from the shipped actor won 1 of 100 rounds against
+# Surfer, 2 of 60 against Gunner and 1 of 60 against Orbiter (its frozen mean: 39, 70 and 67 of 100).
+CRITIC_WARMUP = 2000
+ANCHOR = 50.0
+
+
+def _fresh_critics(start: StartWeights) -> bool:
+    """Whether a training start takes a trained actor with fresh critics (the shipped actor, or an actor
+    archive named by SACBOT_CHECKPOINT)."""
+    actor_archive = start.meta is not None and start.meta.contents == "actor"
+    return start.arrays is not None and (start.shipped or actor_archive)
+
+
+def critic_warmup_for(setting: int | None, start: StartWeights) -> int:
+    """The critics' warm-up of a training start: SACBOT_CRITIC_WARMUP when set, else `CRITIC_WARMUP` where
+    an actor trains on with fresh critics, else 0."""
+    if setting is not None:
+        return setting
+    return CRITIC_WARMUP if _fresh_critics(start) else 0
+
+
+def anchor_for(setting: float | None, start: StartWeights) -> float:
+    """The anchor term's weight of a training start: SACBOT_ANCHOR when set, else `ANCHOR` where an actor
+    trains on with fresh critics, else 0."""
+    if setting is not None:
+        return setting
+    return ANCHOR if _fresh_critics(start) else 0.0
+
+
 def shipped_kickstart(start: StartWeights, setting: float) -> float:
     """The kickstart weight a training start uses when SACBOT_KICKSTART is unset: the shipped actor's own
     (`extra.kickstart`; with fresh critics and no teacher's term it collapsed within ten rounds), else the
@@ -219,6 +254,17 @@ def shipped_label(path: Path, meta: CheckpointMeta | None) -> str:
     return f"shipped actor {path.name}" + (f" ({', '.join(details)})" if details else "")
 
 
+def load_actor_archive(path: Path, specs: ArraySpecs) -> tuple[dict[str, np.ndarray], CheckpointMeta | None]:
+    """An actor archive's arrays checked against a trainer's `specs`: the actor's, and its temperature where
+    the archive holds one, so a training start keeps the entropy weight the actor learnt with (at the
+    trainer's initial 0.2 in place of the shipped actor's ~8e-5 the entropy term pulls its saturated entries,
+    full speed and full power, inward). CheckpointError when unusable."""
+    arrays, meta = load_checkpoint(path)
+    wanted = actor_archive_specs(specs, arrays)
+    check_specs(arrays, wanted, str(path), subset=True)
+    return {name: arrays[name] for name in wanted}, meta
+
+
 def full_start_arrays(
     start: Mapping[str, np.ndarray], fresh: Mapping[str, np.ndarray]
 ) -> dict[str, np.ndarray]:
@@ -242,7 +288,7 @@ def choose_start(
         path = explicit.expanduser().resolve()
         exported = read_meta(path)
         if exported is not None and exported.contents == "actor":  # trains on with fresh critics
-            arrays, meta = load_checkpoint(path, actor_specs(specs), subset=True)
+            arrays, meta = load_actor_archive(path, specs)
         else:
             arrays, meta = load_checkpoint(path, wanted, subset=actor_only)
         updates = meta.updates if meta is not None else "?"
@@ -255,7 +301,7 @@ def choose_start(
     where = f"for opponent {opponent} " if opponent else ""
     if shipped is not None and shipped.is_file():
         try:
-            arrays, meta = load_checkpoint(shipped, actor_specs(specs), subset=True)
+            arrays, meta = load_actor_archive(shipped, specs)
         except CheckpointError as exc:
             warn(f"warning: skipping the shipped actor: {exc}")
         else:

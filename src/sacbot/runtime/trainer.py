@@ -26,7 +26,7 @@ from sacbot.runtime.records import ChannelItem, EpisodeCut, RoundReport
 
 _LOSS_KEYS = (
     "critic_loss", "qf1_loss", "qf2_loss", "actor_loss", "alpha_loss", "alpha", "kickstart_loss",
-    "self_imitation_loss", "hindsight_aim_loss",
+    "self_imitation_loss", "hindsight_aim_loss", "anchor_loss",
 )  # fmt: skip
 _IDLE_WAIT_S = 0.005  # how long an idle trainer sleeps before looking at the channel again
 _MAX_DRAIN = 4096  # transitions per drain, so a round-end request is never starved
