@@ -219,52 +219,52 @@ def _first_places(result: GameResult, name: str) -> int:
     return next(r.first_places for r in result.results if r.name == name)
 
 
-def test_play_starts_from_the_shipped_actor_and_wins(
+@pytest.fixture
+def shipped_game(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
     wait_for: Callable[..., None],
     bot_log: Callable[[Path], str],
+) -> Callable[[str, dict[str, str]], tuple[GameResult, str]]:
+    """`shipped_game(opponent, settings)`: three rounds of `bots/SacBot` from an empty weights folder
+    (`tmp_path / "weights"`: the shipped actor) with `settings` against `bots/<opponent>`; the result and the
+    bot's log once it stopped."""
+
+    def play(opponent: str, settings: dict[str, str]) -> tuple[GameResult, str]:
+        env = {k: v for k, v in SMALL.items() if k != "SACBOT_SHIPPED"}
+        use_env(monkeypatch, {**env, "SACBOT_WEIGHTS_DIR": str(tmp_path / "weights"), **settings})
+        setup = game_setup_for("1v1", number_of_rounds=3)
+        result = run_battle([BOTS / "SacBot", BOTS / opponent], setup, log_dir=tmp_path / "l")
+        log_of = lambda: bot_log(tmp_path / "l")  # noqa: E731
+        wait_for(lambda: "sacbot play: stopped (" in log_of(), "a clean exit", detail=log_of)
+        return result, log_of()
+
+    return play
+
+
+def test_play_starts_from_the_shipped_actor_and_wins(
+    shipped_game: Callable[[str, dict[str, str]], tuple[GameResult, str]],
 ) -> None:
     """Eval mode, an empty weights folder, Walls: the shipped actor won 100 of 100 such rounds."""
-    weights = tmp_path / "weights"
-    env = {k: v for k, v in SMALL.items() if k != "SACBOT_SHIPPED"}
-    use_env(monkeypatch, {**env, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_EVAL_MODE": "1"})
-    result = run_battle(
-        [BOTS / "SacBot", BOTS / "Walls"], game_setup_for("1v1", number_of_rounds=3), log_dir=tmp_path / "l"
-    )
-    log_of = lambda: bot_log(tmp_path / "l")  # noqa: E731
-    wait_for(lambda: "sacbot play: stopped (" in log_of(), "a clean exit", detail=log_of)
-    log = log_of()
+    result, log = shipped_game("Walls", {"SACBOT_EVAL_MODE": "1"})
     assert "shipped actor sacbot-actor.zip (campaign past-teacher, commit" in log
     assert "radar lock (the checkpoint's)" in log
     assert _first_places(result, "SacBot") >= 2, log
 
 
 def test_a_training_start_from_the_shipped_actor_keeps_its_temperature_warms_up_then_anchors(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    use_env: Callable[[pytest.MonkeyPatch, dict[str, str]], None],
-    wait_for: Callable[..., None],
-    bot_log: Callable[[Path], str],
+    tmp_path: Path, shipped_game: Callable[[str, dict[str, str]], tuple[GameResult, str]]
 ) -> None:
     """Training play from an empty weights folder: the shipped actor at its own temperature (not 0.2), its
     fresh critics stepped alone first, then the anchor term acting (a short warm-up so a 3-round game gets
     past it)."""
-    weights = tmp_path / "weights"
-    env = {k: v for k, v in SMALL.items() if k != "SACBOT_SHIPPED"}
-    use_env(monkeypatch, {**env, "SACBOT_WEIGHTS_DIR": str(weights), "SACBOT_CRITIC_WARMUP": "4"})
-    run_battle(
-        [BOTS / "SacBot", BOTS / "SpinBot"], game_setup_for("1v1", number_of_rounds=3), log_dir=tmp_path / "l"
-    )
-    log_of = lambda: bot_log(tmp_path / "l")  # noqa: E731
-    wait_for(lambda: "sacbot play: stopped (" in log_of(), "a clean exit", detail=log_of)
-    log = log_of()
+    _, log = shipped_game("SpinBot", {"SACBOT_CRITIC_WARMUP": "4"})
     assert "shipped actor sacbot-actor.zip" in log and "fresh critics" in log
     assert "critics warm up: the first 4 updates step the critics alone" in log
     assert "anchor 50: the actor is held near the one this game started from" in log
-    passes = [json.loads(line) for line in (weights / "training_metrics.jsonl").read_text().splitlines()]
-    trained = [m for m in passes if m.get("updates")]
+    metrics = (tmp_path / "weights" / "training_metrics.jsonl").read_text().splitlines()
+    trained = [m for m in map(json.loads, metrics) if m.get("updates")]
     assert trained and all(m["alpha"] < 1e-3 for m in trained)  # the shipped actor's ~8e-5, not 0.2
     assert trained[-1]["updates"] > 4 and trained[-1]["anchor_loss"] > 0.0  # past the warm-up, anchored
 
