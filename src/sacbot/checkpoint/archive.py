@@ -59,7 +59,7 @@ def in_actor_archive(name: str) -> bool:
 def actor_archive_specs(specs: ArraySpecs, held: Mapping[str, object]) -> ArraySpecs:
     """Of a trainer's `specs`, what an actor archive holding the arrays `held` must match: every actor
     array, and the temperature where it holds one (older actor archives have none)."""
-    return {n: s for n, s in specs.items() if n.startswith(ACTOR_PREFIX) or (n == TEMPERATURE and n in held)}
+    return {n: s for n, s in specs.items() if in_actor_archive(n) and (n != TEMPERATURE or n in held)}
 
 
 class CheckpointError(UserError):

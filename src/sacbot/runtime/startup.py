@@ -26,6 +26,7 @@ import numpy as np
 from sacbot.agent.features import RadarMode
 from sacbot.agent.sizes import NetworkSizes
 from sacbot.checkpoint import (
+    ACTOR_PREFIX,
     CheckpointError,
     CheckpointMeta,
     actor_archive_specs,
@@ -239,7 +240,7 @@ def shipped_kickstart_filter(start: StartWeights, setting: bool) -> bool:
 
 
 def actor_specs(specs: ArraySpecs) -> ArraySpecs:
-    return {name: spec for name, spec in specs.items() if name.startswith("actor.")}
+    return {name: spec for name, spec in specs.items() if name.startswith(ACTOR_PREFIX)}
 
 
 def shipped_label(path: Path, meta: CheckpointMeta | None) -> str:
