@@ -82,6 +82,9 @@ class SacbotSettings(BaseSettings):
     aim_shaping: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     # Opt-in: potential-based closing-in shaping k (sacbot.agent.features): each step toward the enemy pays.
     close_shaping: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    # Opt-in: surf shaping k (sacbot.agent.features): each enemy wave that reaches us costs k times the share
+    # of its hits in our guess-factor bin (needs the threat inputs).
+    surf_shaping: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     kickstart: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     # The kickstart weight fades linearly to the floor at this many learner updates (in checkpoints), from
     # `kickstart_anneal_from` on; 0: constant.
@@ -158,8 +161,9 @@ class SacbotSettings(BaseSettings):
     # Opt-in, `play` only: the share of each batch drawn from this run's own rounds, not the kept replay
     # it started with (`TrainerConfig.fresh_fraction`); 0: uniform over the whole replay.
     fresh_fraction: float = Field(0.0, ge=0.0, le=1.0, allow_inf_nan=False)
-    # `play` only: the trainer's first updates step the critics alone (`TrainerConfig.critic_warmup`); None:
-    # `CRITIC_WARMUP` updates where an actor archive's actor trains on with fresh critics, else 0.
+    # The trainer's first updates step the critics alone (`TrainerConfig.critic_warmup`); None: in `play`
+    # `CRITIC_WARMUP` updates where an actor archive's actor trains on with fresh critics, else 0; in
+    # `train-fast` 0.
     critic_warmup: int | None = Field(None, ge=0)
     # `play` only: the anchor term's weight, toward the actor the game started from (`TrainerConfig.anchor`);
     # None: `ANCHOR` where an actor archive's actor trains on with fresh critics, else 0.

@@ -9,6 +9,7 @@ import pytest
 
 from sacbot.agent import features as F
 from sacbot.agent.sizes import NetworkSizes
+from sacbot.errors import UserError
 from sacbot.protocol import (
     BotDeathEvent,
     BotHitBotEvent,
@@ -633,6 +634,44 @@ def test_a_hit_on_us_records_our_guess_factor_by_the_bullet_and_lasts_the_game()
     assert not m.threats and m.threat_bins[8] == 1.0  # a round drops the waves, keeps the record
     m.new_game()
     assert m.threat_bins == [0.0] * 9
+
+
+def _surf_memory(k: float, bins: list[float]) -> F.RoundMemory:
+    m = F.RoundMemory(arena_width=W, arena_height=H, my_id=ME, surf_shaping=k)
+    m.threat_bins = list(bins)
+    return m
+
+
+@pytest.mark.parametrize("k", [0.0, 10.0])
+def test_surf_shaping_prices_each_enemy_wave_once_by_the_hits_in_our_bin_when_it_reaches_us(k: float) -> None:
+    # Hits so far: 2 at guess factor 0 (bin 4), 1 in each neighbour's far side (bins 3 and 8): weight 4.
+    m = _surf_memory(k, [0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 1.0])
+    _threats(m, 1, 50.0)
+    _threats(m, 2, 48.0)  # a power-2 wave (speed 14) from 400 away; we stand on its line: guess factor 0
+    charged = []
+    for turn in range(3, 32):  # it reaches us at turn 30 (radius 406), is past us at 31
+        _threats(m, turn, 48.0)
+        t = tick(state(x=100.0, y=300.0), [scan(500.0, 300.0, energy=48.0)], turn=turn)
+        charged.append(-F.reward(t, m))
+        assert m.surf_due == 0.0  # the reward takes it
+    danger = (2.0 + 0.5 * (1.0 + 0.0)) / 4.0  # our bin, its neighbours at half weight, over the weight
+    assert charged[30 - 3] == pytest.approx(k * danger)
+    assert sum(charged) == pytest.approx(k * danger)  # once, on the turn it reaches us
+
+
+def test_surf_shaping_charges_nothing_before_the_first_hit_and_needs_the_threat_inputs() -> None:
+    m = _surf_memory(10.0, [0.0] * 9)
+    _threats(m, 1, 50.0)
+    _threats(m, 2, 48.0)
+    for turn in range(3, 32):
+        _threats(m, turn, 48.0)
+        assert m.surf_due == 0.0
+    F.check_shaping(1.0, 10.0, 10.0, threat_inputs=True)
+    with pytest.raises(UserError, match="surf_shaping needs the threat inputs") as bad:
+        F.check_shaping(0.0, 0.0, 10.0, threat_inputs=False)
+    assert bad.value.exit_code == 2
+    with pytest.raises(UserError, match="surf_shaping must be 0"):
+        F.check_shaping(0.0, 0.0, -1.0, threat_inputs=True)
 
 
 def test_stored_observation_lays_out_state_waves_threats_then_bullets() -> None:

@@ -182,6 +182,31 @@ def test_train_fast_with_wave_threat_and_lead_inputs_stores_them_and_resumes_wit
     assert meta.network_sizes["threat_inputs"] is True and meta.network_sizes["lead_inputs"] is True
 
 
+def test_train_fast_takes_the_critic_warmup_and_surf_shaping_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SACBOT_CRITIC_WARMUP holds the actor while the critics learn (counted in the run's updates, so a
+    resumed run's start counts); SACBOT_SURF_SHAPING needs the threat inputs and is recorded."""
+    from sacbot.checkpoint import load_checkpoint
+
+    out = tmp_path / "weights"
+    monkeypatch.setenv("SACBOT_SURF_SHAPING", "10")
+    with pytest.raises(UserError, match="surf_shaping needs the threat inputs"):
+        train_fast("Walls", out, steps=40, envs=2, seed=3, max_turns=100)
+    monkeypatch.setenv("SACBOT_THREAT_INPUTS", "1")
+    train_fast("Walls", out, steps=600, envs=2, seed=3, updates_per_step=0.5, warmup_steps=200, max_turns=100)
+    before, meta = load_checkpoint(latest_path(out))
+    assert meta is not None and meta.extra["surf_shaping"] == 10.0 and meta.updates > 0
+    monkeypatch.setenv("SACBOT_CRITIC_WARMUP", str(meta.updates + 1000))
+    train_fast("Walls", out, steps=300, envs=2, seed=3, updates_per_step=0.5, warmup_steps=0, max_turns=100)
+    after, again = load_checkpoint(latest_path(out))
+    assert again is not None and again.updates > meta.updates
+    actor = [k for k in before if k.startswith("actor.")]
+    assert actor and all(np.array_equal(before[k], after[k]) for k in actor)
+    assert np.array_equal(before["log_alpha"], after["log_alpha"])
+    assert not all(np.array_equal(before[k], after[k]) for k in before if k.startswith("critic1."))
+
+
 def test_train_fast_with_the_gun_offset_lets_the_teacher_lead_in_its_terms_and_resumes_with_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -41,6 +41,13 @@ same form with Phi(s) = k * (1 - distance to the remembered enemy / arena diagon
 allows, before the first scan and at the round's end). It credits each step toward the enemy at once: a
 bullet fired from close in has fewer turns in flight, so a bot that dodges on seeing the shot has less time to
 move. With both on, Phi is their sum.
+
+Opt-in surf shaping (`RoundMemory.surf_shaping` = k > 0; SACBOT_SURF_SHAPING, default 0 = off; needs the
+threat inputs, whose record it reads): when one of the enemy's waves (`threat_inputs`) reaches us, -k times
+the share of the game's hit histogram in the bin of our guess factor on that wave, neighbours at half weight:
+what a wave-surfing Robocode bot minimises, paid on the turn the bullet would land. Not potential-based: it
+prices standing where the enemy's bullets have hit before, a dense stand-in for the hits themselves (a bullet
+hits on about one wave in five, and only then does the damage reward speak).
 """
 
 from __future__ import annotations
@@ -62,6 +69,7 @@ from sacbot.agent.sizes import (
     WAVE_INPUT_DIM,
     NetworkSizes,
 )
+from sacbot.errors import UserError
 from sacbot.protocol import BotIntent
 
 STATE_DIM = 17
@@ -146,6 +154,8 @@ class RoundMemory:
     outcome: int = 0  # +1 won, -1 lost, 0 open: the terminal reward is counted once
     aim_shaping: float = 0.0  # k of the opt-in aim shaping (module docstring); 0 = off
     close_shaping: float = 0.0  # k of the opt-in closing-in shaping (module docstring); 0 = off
+    surf_shaping: float = 0.0  # k of the opt-in surf shaping (module docstring); 0 = off
+    surf_due: float = 0.0  # the surf shaping's penalty of this tick's arrived waves, for `reward`
     gun_offset: bool = False  # the gun entry an offset from the enemy's bearing (module docstring)
     potential: float = 0.0  # Phi of the last rewarded tick (the shapings' sum)
     diagonal: float = field(init=False, default=1.0)
@@ -166,8 +176,9 @@ class RoundMemory:
     # origin then); the game's histogram of the guess factors its bullets hit us at (decayed weights); the
     # remembered enemy's id, energy and position at its last scan before this tick; the change to its energy
     # that bullet hits made since that scan (a turn's scans come before its bullet hits, so the next scan
-    # shows them); our own sideways direction about it last tick.
-    threats: list[tuple[float, float, float, float, float, float]] = field(default_factory=list)
+    # shows them); our own sideways direction about it last tick. The seventh entry of a wave is 1 once it
+    # has reached us (the surf shaping prices each wave once).
+    threats: list[tuple[float, float, float, float, float, float, float]] = field(default_factory=list)
     threat_bins: list[float] = field(default_factory=lambda: [0.0] * WAVE_BINS)
     threat_enemy_id: int = -1
     threat_enemy_energy: float = 0.0
@@ -201,6 +212,7 @@ class RoundMemory:
         self.radar_sign = 1.0
         self.outcome = 0
         self.potential = 0.0
+        self.surf_due = 0.0
 
     def forget_enemy(self) -> None:
         self.seen = False
@@ -554,6 +566,12 @@ def _factor_bin(factor: float) -> int:
     return min(int((factor + 1.0) * WAVE_BINS / 2.0), WAVE_BINS - 1)
 
 
+def _bin_danger(bins: list[float], factor: float, total: float) -> float:
+    """The share of a histogram's weight `total` in a guess factor's bin, its neighbours at half weight."""
+    i = _factor_bin(factor)
+    return (bins[i] + 0.5 * sum(bins[j] for j in (i - 1, i + 1) if 0 <= j < WAVE_BINS)) / total
+
+
 def _record_factor(bins: list[float], factor: float) -> None:
     """Add a guess factor to a decayed histogram: the earlier weights times `WAVE_DECAY`, its bin plus 1."""
     for i in range(WAVE_BINS):
@@ -699,13 +717,13 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
     for speed, direction in hits:  # the nearest wave of the bullet's speed, by its radius
         best, best_gap = -1, BOT_DIAMETER + 2.0 * speed
         for i in range(len(waves)):
-            wx, wy, fired, wspeed, bearing, sign = waves[i]
+            wx, wy, fired, wspeed, bearing, sign, _ = waves[i]
             if abs(wspeed - speed) < 0.05:
                 gap = abs(wspeed * (turn - fired) - math.hypot(x - wx, y - wy))
                 if gap < best_gap:
                     best, best_gap = i, gap
         if best >= 0:
-            wx, wy, fired, wspeed, bearing, sign = waves.pop(best)
+            wx, wy, fired, wspeed, bearing, sign, _ = waves.pop(best)
             _record_factor(bins, _guess_factor(direction, bearing, sign, wspeed))
     fresh = memory.seen and memory.last_scan_turn == memory.turn
     if fresh:
@@ -715,7 +733,7 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
                 ox, oy = memory.threat_enemy_x, memory.threat_enemy_y
                 speed = bullet_speed(min(drop, MAX_FIREPOWER))
                 bearing = math.atan2(y - oy, x - ox)
-                waves.append((ox, oy, turn - 1.0, speed, bearing, memory.threat_sign))
+                waves.append((ox, oy, turn - 1.0, speed, bearing, memory.threat_sign, 0.0))
         memory.threat_enemy_id, memory.threat_enemy_energy = enemy, memory.enemy_energy
         memory.threat_enemy_x, memory.threat_enemy_y = memory.enemy_x, memory.enemy_y
         memory.threat_pending = struck
@@ -725,15 +743,22 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
             memory.threat_enemy_id = -1
     values = [0.0] * THREAT_INPUT_DIM
     values[1] = 1.0
-    kept: list[tuple[float, float, float, float, float, float]] = []
+    kept: list[tuple[float, float, float, float, float, float, float]] = []
     soonest = math.inf
     nearest_factor = 0.0
+    total = sum(bins)
     for wave in waves:
-        wx, wy, fired, speed, bearing, sign = wave
+        wx, wy, fired, speed, bearing, sign, reached = wave
         d = math.hypot(x - wx, y - wy)
         left = (d - speed * (turn - fired)) / speed
         if left < -half / speed:  # past us
             continue
+        if left <= 0.0 and not reached:  # its bullet lands now, if it was aimed where we are
+            wave = (wx, wy, fired, speed, bearing, sign, 1.0)
+            if memory.surf_shaping and total > 0.0:
+                memory.surf_due += memory.surf_shaping * _bin_danger(
+                    bins, _guess_factor(math.atan2(y - wy, x - wx), bearing, sign, speed), total
+                )
         kept.append(wave)
         if left < soonest:
             soonest = left
@@ -744,7 +769,6 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
     if kept:
         values[0] = _clip1(len(kept) / THREAT_WAVES)
         values[2] = nearest_factor
-    total = sum(bins)
     if total > 0.0:
         values[4] = total / (total + THREAT_CONFIDENCE)
         for i in range(WAVE_BINS):
@@ -817,11 +841,24 @@ def reward(tick: Any, memory: RoundMemory) -> float:
             if ev.victim_id == me and memory.outcome == 0:
                 memory.outcome = -1
                 r -= LOSS_PENALTY
+    if memory.surf_due:
+        r -= memory.surf_due
+        memory.surf_due = 0.0
     if memory.aim_shaping or memory.close_shaping:
         phi = aim_potential(tick.bot_state, memory) + close_potential(tick.bot_state, memory)
         r += SHAPING_GAMMA * phi - memory.potential
         memory.potential = phi
     return r
+
+
+def check_shaping(aim: float, close: float, surf: float, threat_inputs: bool) -> None:
+    """One error line (UserError, exit 2) for shaping weights that cannot be used: each must be a finite
+    0 (off) or more, and the surf shaping reads the threat inputs' record."""
+    for name, k in (("aim_shaping", aim), ("close_shaping", close), ("surf_shaping", surf)):
+        if not (k >= 0.0 and math.isfinite(k)):
+            raise UserError(f"{name} must be 0 (off) or more, not {k!r}", exit_code=2)
+    if surf and not threat_inputs:
+        raise UserError("surf_shaping needs the threat inputs (SACBOT_THREAT_INPUTS=1)", exit_code=2)
 
 
 def aim_potential(bot_state: Any, memory: RoundMemory) -> float:

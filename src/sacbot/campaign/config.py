@@ -154,6 +154,7 @@ class BotSettings(_Strict):
     radar_mode: RadarMode | None = None
     aim_shaping: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     close_shaping: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)  # k of closing-in shaping
+    surf_shaping: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)  # k of surf shaping
     kickstart: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     # learner updates until the weight reaches the floor (0, unless kickstart_floor says), fading from the
     # update kickstart_anneal_from on (0: from the start)
@@ -203,6 +204,7 @@ class BotSettings(_Strict):
             "radar_mode": self.radar_mode,
             "aim_shaping": self.aim_shaping,
             "close_shaping": self.close_shaping,
+            "surf_shaping": self.surf_shaping,
             "kickstart": self.kickstart,
             "kickstart_anneal": self.kickstart_anneal,
             "kickstart_anneal_from": self.kickstart_anneal_from,

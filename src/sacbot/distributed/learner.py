@@ -186,6 +186,7 @@ def train_ray(
     trained_with = {
         "opponents": list(names), "sampling": "spread", "radar_mode": radar_mode,
         "aim_shaping": settings.aim_shaping, "close_shaping": settings.close_shaping,
+        "surf_shaping": settings.surf_shaping,
         "kickstart": settings.kickstart,
         "kickstart_anneal": settings.kickstart_anneal, "kickstart_filter": settings.kickstart_filter,
         "kickstart_anneal_from": settings.kickstart_anneal_from, "kickstart_floor": settings.kickstart_floor,
@@ -211,6 +212,7 @@ def train_ray(
     spec = RunnerSpec(
         opponents=names, envs=envs, seed=seed, sizes=sizes, max_turns=max_turns, radar_mode=radar_mode,
         aim_shaping=settings.aim_shaping, close_shaping=settings.close_shaping,
+        surf_shaping=settings.surf_shaping,
         rounds_per_game=rounds_per_game, noise_beta=settings.noise_beta, gun_spread=settings.gun_spread,
     )  # fmt: skip
     cls = runner_class(max_restarts=max_restarts, num_cpus=runner_cpus)

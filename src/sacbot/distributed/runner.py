@@ -35,6 +35,7 @@ class RunnerSpec:
     radar_mode: str = "spin"
     aim_shaping: float = 0.0
     close_shaping: float = 0.0
+    surf_shaping: float = 0.0
     rounds_per_game: int = 10
     noise_beta: float = 0.0  # coloured exploration noise (`sacbot.agent.exploration`); 0: white
     gun_spread: float = 1.0  # the gun turn drawn this many times wider (`widen_gun`); 1: the policy's spread
@@ -96,6 +97,7 @@ class EnvRunner:
             radar_mode=mode,
             aim_shaping=spec.aim_shaping,
             close_shaping=spec.close_shaping,
+            surf_shaping=spec.surf_shaping,
             wave_inputs=spec.sizes.wave_inputs,
             bullet_inputs=spec.sizes.bullet_inputs,
             gun_offset=spec.sizes.gun_offset,

@@ -16,7 +16,6 @@ game an arena started with `seed=s` plays, given the same bot ids) and whose opp
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,6 +26,7 @@ from sacbot.agent.features import (
     ACTION_DIM,
     RadarMode,
     RoundMemory,
+    check_shaping,
     round_end_reward,
     stored_observation,
 )
@@ -61,6 +61,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         max_turns: truncate a round after this many turns (None: play it out; inactivity ends every round).
         aim_shaping: k of the opt-in aim shaping (`sacbot.agent.features`), as SACBOT_AIM_SHAPING; 0 = off.
         close_shaping: k of the opt-in closing-in shaping (the same module), as SACBOT_CLOSE_SHAPING; 0 = off.
+        surf_shaping: k of the opt-in surf shaping (the same module), as SACBOT_SURF_SHAPING; 0 = off. It
+            reads the threat inputs' record, so it needs `threat_inputs`.
         wave_inputs: observations also carry the wave inputs after the 17 state entries
             (`sacbot.agent.features.wave_inputs`, `NetworkSizes.wave_inputs`): 12 more entries.
         threat_inputs: ... then the threat inputs (`sacbot.agent.features.threat_inputs`,
@@ -88,6 +90,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         max_turns: int | None = None,
         aim_shaping: float = 0.0,
         close_shaping: float = 0.0,
+        surf_shaping: float = 0.0,
         wave_inputs: bool = False,
         bullet_inputs: bool = False,
         gun_offset: bool = False,
@@ -122,15 +125,14 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.opponent: ClassicBot | None = None
         self.opponent_name = self.opponents[0]
         self.opponent_source = opponent_source
-        for name, k in (("aim_shaping", aim_shaping), ("close_shaping", close_shaping)):
-            if not (k >= 0.0 and math.isfinite(k)):
-                raise UserError(f"{name} must be 0 (off) or more, not {k!r}", exit_code=2)
+        check_shaping(aim_shaping, close_shaping, surf_shaping, threat_inputs)
         self.memory = RoundMemory(
             float(self.setup.arena_width),
             float(self.setup.arena_height),
             agent_id,
             aim_shaping=aim_shaping,
             close_shaping=close_shaping,
+            surf_shaping=surf_shaping,
             gun_offset=gun_offset,
         )
         self._round_open = False

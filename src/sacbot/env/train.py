@@ -91,6 +91,7 @@ def train_fast(
     radar_mode: str | None = None,
     aim_shaping: float | None = None,
     close_shaping: float | None = None,
+    surf_shaping: float | None = None,
     kickstart: float | None = None,
     kickstart_anneal: int | None = None,
     kickstart_anneal_from: int | None = None,
@@ -106,6 +107,7 @@ def train_fast(
     hindsight_target: HindsightTarget | None = None,
     n_step: int | None = None,
     target_entropy: float | None = None,
+    critic_warmup: int | None = None,
     noise_beta: float | None = None,
     gun_spread: float | None = None,
     sizes: NetworkSizes | None = None,
@@ -159,6 +161,7 @@ def train_fast(
         radar_mode,
         aim_shaping,
         close_shaping,
+        surf_shaping,
         kickstart,
         kickstart_anneal,
         kickstart_anneal_from,
@@ -174,6 +177,7 @@ def train_fast(
         hindsight_target,
         n_step,
         target_entropy,
+        critic_warmup,
         noise_beta,
         gun_spread,
         sizes,
@@ -190,6 +194,7 @@ def train_fast(
         device = settings.device if device is None else device
         aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
         close_shaping = settings.close_shaping if close_shaping is None else close_shaping
+        surf_shaping = settings.surf_shaping if surf_shaping is None else surf_shaping
         kickstart = settings.kickstart if kickstart is None else kickstart
         kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
         if kickstart_anneal_from is None:
@@ -211,10 +216,13 @@ def train_fast(
         gun_spread = settings.gun_spread if gun_spread is None else gun_spread
         if target_entropy is None:
             target_entropy = target_entropy_for(settings.target_entropy, resumed)
+        if critic_warmup is None:
+            critic_warmup = settings.critic_warmup or 0
         if sizes is None:
             sizes = network_sizes_for(settings, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
-    assert close_shaping is not None and device is not None
+    assert close_shaping is not None and surf_shaping is not None and device is not None
+    assert critic_warmup is not None
     assert n_step is not None and sizes is not None and kickstart_filter is not None
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     assert kickstart_movement is not None and kickstart_movement_from is not None and noise_beta is not None
@@ -239,6 +247,7 @@ def train_fast(
         radar_mode=mode,
         aim_shaping=aim_shaping,
         close_shaping=close_shaping,
+        surf_shaping=surf_shaping,
         wave_inputs=sizes.wave_inputs,
         bullet_inputs=sizes.bullet_inputs,
         gun_offset=sizes.gun_offset,
@@ -266,6 +275,7 @@ def train_fast(
             hindsight_target=hindsight_target,
             n_step=n_step,
             target_entropy=target_entropy,
+            critic_warmup=critic_warmup,
         )
     )
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
@@ -294,6 +304,7 @@ def train_fast(
     trained_with = {
         "opponents": list(names), "sampling": "spread" if league_config is None else league_config.sampling,
         "radar_mode": radar_mode, "aim_shaping": aim_shaping, "close_shaping": close_shaping,
+        "surf_shaping": surf_shaping,
         "kickstart": kickstart,
         "kickstart_anneal": kickstart_anneal, "kickstart_anneal_from": kickstart_anneal_from,
         "kickstart_floor": kickstart_floor, "kickstart_movement": kickstart_movement,

@@ -203,7 +203,12 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     # The critics' bullet inputs are stored with each training transition; an eval has no use for them.
     sizes = sac.config.sizes
     features = AgentFeatures(
-        radar_mode, sizes, settings.aim_shaping, settings.close_shaping, training=not eval_mode
+        radar_mode,
+        sizes,
+        settings.aim_shaping,
+        settings.close_shaping,
+        training=not eval_mode,
+        surf_shaping=0.0 if eval_mode else settings.surf_shaping,  # an eval plays and earns nothing
     )
     trainer: TrainerThread | None = None
     crash: list[str] = []
@@ -248,6 +253,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                     "radar_mode": radar_mode,
                     "aim_shaping": settings.aim_shaping,
                     "close_shaping": settings.close_shaping,
+                    "surf_shaping": settings.surf_shaping,
                     "kickstart": kickstart,
                     "kickstart_filter": kickstart_filter,
                     "self_imitation": settings.self_imitation,

@@ -14,6 +14,7 @@ from sacbot.agent.features import (
     RadarMode,
     RoundMemory,
     action_to_intent,
+    check_shaping,
     reward,
     round_end_reward,
     stored_observation,
@@ -94,10 +95,13 @@ class AgentFeatures:
         aim_shaping: float = 0.0,
         close_shaping: float = 0.0,
         training: bool = True,
+        surf_shaping: float = 0.0,
     ) -> None:
         self.radar_mode: RadarMode = radar_mode
         self.gun_offset = sizes.gun_offset  # the gun entry's meaning (`NetworkSizes.gun_offset`)
         self.aim_shaping, self.close_shaping = aim_shaping, close_shaping
+        check_shaping(aim_shaping, close_shaping, surf_shaping, sizes.threat_inputs)
+        self.surf_shaping = surf_shaping
         # Observations then carry the wave and threat inputs after the state (`NetworkSizes.wave_inputs`,
         # `.threat_inputs`), then the critics' own inputs (`NetworkSizes.bullet_inputs`).
         self.wave_inputs, self.threat_inputs = sizes.wave_inputs, sizes.threat_inputs
@@ -106,7 +110,12 @@ class AgentFeatures:
         self.observed_dim = sizes.observed_dim
         self.bullet_inputs = sizes.bullet_inputs and training
         self.memory = RoundMemory(
-            800.0, 600.0, aim_shaping=aim_shaping, close_shaping=close_shaping, gun_offset=self.gun_offset
+            800.0,
+            600.0,
+            aim_shaping=aim_shaping,
+            close_shaping=close_shaping,
+            surf_shaping=surf_shaping,
+            gun_offset=self.gun_offset,
         )
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
@@ -116,6 +125,7 @@ class AgentFeatures:
             my_id,
             aim_shaping=self.aim_shaping,
             close_shaping=self.close_shaping,
+            surf_shaping=self.surf_shaping,
             gun_offset=self.gun_offset,
         )
 
