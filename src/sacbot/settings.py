@@ -165,8 +165,9 @@ class SacbotSettings(BaseSettings):
     # `CRITIC_WARMUP` updates where an actor archive's actor trains on with fresh critics, else 0; in
     # `train-fast` 0.
     critic_warmup: int | None = Field(None, ge=0)
-    # `play` only: the anchor term's weight, toward the actor the game started from (`TrainerConfig.anchor`);
-    # None: `ANCHOR` where an actor archive's actor trains on with fresh critics, else 0.
+    # The anchor term's weight, toward the actor the game (train-fast: the run) started from
+    # (`TrainerConfig.anchor`); None: in `play` `ANCHOR` where an actor archive's actor trains on with fresh
+    # critics, else 0; in `train-fast` 0.
     anchor: float | None = Field(None, ge=0.0, allow_inf_nan=False)
     publish_every: int = Field(10, ge=1)  # publish new actor weights every N updates
     best_window: int = Field(10, ge=1)  # rounds in the per-opponent score-share window

@@ -182,11 +182,12 @@ def test_train_fast_with_wave_threat_and_lead_inputs_stores_them_and_resumes_wit
     assert meta.network_sizes["threat_inputs"] is True and meta.network_sizes["lead_inputs"] is True
 
 
-def test_train_fast_takes_the_critic_warmup_and_surf_shaping_settings(
+def test_train_fast_takes_the_critic_warmup_anchor_and_surf_shaping_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """SACBOT_CRITIC_WARMUP holds the actor while the critics learn (counted in the run's updates, so a
-    resumed run's start counts); SACBOT_SURF_SHAPING needs the threat inputs and is recorded."""
+    resumed run's start counts); SACBOT_ANCHOR pulls toward the actor the run resumed from;
+    SACBOT_SURF_SHAPING needs the threat inputs and is recorded."""
     from sacbot.checkpoint import load_checkpoint
 
     out = tmp_path / "weights"
@@ -205,6 +206,13 @@ def test_train_fast_takes_the_critic_warmup_and_surf_shaping_settings(
     assert actor and all(np.array_equal(before[k], after[k]) for k in actor)
     assert np.array_equal(before["log_alpha"], after["log_alpha"])
     assert not all(np.array_equal(before[k], after[k]) for k in before if k.startswith("critic1."))
+    metrics = (out / "training_metrics.jsonl").read_text().splitlines()
+    assert "anchor_loss" not in json.loads(metrics[-1])
+    monkeypatch.setenv("SACBOT_CRITIC_WARMUP", "0")
+    monkeypatch.setenv("SACBOT_ANCHOR", "50")
+    train_fast("Walls", out, steps=300, envs=2, seed=3, updates_per_step=0.5, warmup_steps=0, max_turns=100)
+    last = json.loads((out / "training_metrics.jsonl").read_text().splitlines()[-1])
+    assert last["anchor_loss"] > 0.0  # the actor moved off the one it resumed from, and the term says so
 
 
 def test_train_fast_with_the_gun_offset_lets_the_teacher_lead_in_its_terms_and_resumes_with_it(

@@ -108,6 +108,7 @@ def train_fast(
     n_step: int | None = None,
     target_entropy: float | None = None,
     critic_warmup: int | None = None,
+    anchor: float | None = None,
     noise_beta: float | None = None,
     gun_spread: float | None = None,
     sizes: NetworkSizes | None = None,
@@ -178,6 +179,7 @@ def train_fast(
         n_step,
         target_entropy,
         critic_warmup,
+        anchor,
         noise_beta,
         gun_spread,
         sizes,
@@ -218,11 +220,13 @@ def train_fast(
             target_entropy = target_entropy_for(settings.target_entropy, resumed)
         if critic_warmup is None:
             critic_warmup = settings.critic_warmup or 0
+        if anchor is None:
+            anchor = settings.anchor or 0.0
         if sizes is None:
             sizes = network_sizes_for(settings, resumed)
     assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
     assert close_shaping is not None and surf_shaping is not None and device is not None
-    assert critic_warmup is not None
+    assert critic_warmup is not None and anchor is not None
     assert n_step is not None and sizes is not None and kickstart_filter is not None
     assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
     assert kickstart_movement is not None and kickstart_movement_from is not None and noise_beta is not None
@@ -276,11 +280,14 @@ def train_fast(
             n_step=n_step,
             target_entropy=target_entropy,
             critic_warmup=critic_warmup,
+            anchor=anchor,
         )
     )
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
     resume(out, learner, replay_keep, say)
+    if trainer.config.anchor > 0.0:  # toward the actor this run starts (or resumes) from, as play's game
+        trainer.anchor_here()
     for line in sizes_said(sizes, training=True):
         say(line)
     if league is not None:

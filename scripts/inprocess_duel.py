@@ -1,0 +1,105 @@
+"""Rounds won and hit shares of a checkpoint's mean, in-process (docs/learning.md, "Surf shaping").
+
+    python scripts/inprocess_duel.py CHECKPOINT OPPONENTS [--rounds 100] [--seeds 1,2,3] [--power P]
+
+Plays `--rounds` rounds of the checkpoint's actor (its mean, as `sacbot eval` plays; a full checkpoint or an
+actor archive such as the shipped `src/sacbot/data/sacbot-actor.zip`) against each of OPPONENTS
+(comma-separated), one game per seed, in the Gymnasium environment: no server, no clock, about 100 rounds in
+20 seconds where a real-time `sacbot eval` takes minutes. Prints per opponent and seed: the rounds won, the
+share of our shots that hit and their mean power, and the share of the enemy's shots that hit us. With
+`--power P`, every shot the actor fires goes out at power P instead (a check of what the power is worth).
+The figures are not a real-time eval's (no turn is ever late here, and the seeds place the bots otherwise),
+so compare checkpoints with each other here, side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sacbot.agent.features import MAX_FIREPOWER
+from sacbot.agent.inference import FastActor
+from sacbot.checkpoint import load_checkpoint, read_meta
+from sacbot.checkpoint.archive import ACTOR_PREFIX
+from sacbot.env.arena_env import TankRoyaleEnv
+from sacbot.errors import UserError
+from sacbot.runtime.startup import network_sizes_for
+from sacbot.settings import load_sacbot_settings
+
+
+def duel(
+    actor: FastActor, checkpoint: Path, opponent: str, rounds: int, seed: int, power: float | None
+) -> str:
+    sizes = actor.sizes
+    env = TankRoyaleEnv(
+        opponent,
+        radar_mode="lock",
+        max_turns=3000,
+        rounds_per_game=rounds,
+        wave_inputs=sizes.wave_inputs,
+        threat_inputs=sizes.threat_inputs,
+        gun_offset=sizes.gun_offset,
+    )
+    obs, _ = env.reset(seed=seed)
+    won = shots = hits = theirs = hit_us = 0
+    powers: list[float] = []
+    started = time.perf_counter()
+    for _ in range(rounds):
+        hidden = actor.initial_hidden()
+        enemy_bullets: set[int] = set()
+        while True:
+            action, hidden = actor.step(obs[: sizes.observed_dim], hidden, deterministic=True)
+            if power is not None and action[3] * MAX_FIREPOWER > 0.1:
+                action = np.array(action, np.float32)
+                action[3] = power / MAX_FIREPOWER
+            obs, _, terminated, truncated, info = env.step(action)
+            for ev in info["events"]:
+                if ev.type == "BulletFiredEvent" and ev.bullet.owner_id == env.agent_id:
+                    shots += 1
+                    powers.append(ev.bullet.power)
+                elif ev.type == "BulletHitBotEvent":
+                    hits += ev.bullet.owner_id == env.agent_id
+                    hit_us += ev.victim_id == env.agent_id
+            assert env.game is not None
+            enemy_bullets.update(b.bullet_id for b in env.game.bullets if b.owner_id == env.opponent_id)
+            if terminated or truncated:
+                break
+        theirs += len(enemy_bullets)
+        won += info["round_result"]["outcome"] == "won"
+        obs, _ = env.reset()
+    env.close()
+    mean_power = np.mean(powers) if powers else 0.0
+    return (
+        f"{checkpoint} vs {opponent}, seed {seed}: won {won} of {rounds}; "
+        f"our hits {hits / max(shots, 1):.3f} of {shots} (power {mean_power:.2f}); "
+        f"theirs {hit_us / max(theirs, 1):.3f} of {theirs} ({time.perf_counter() - started:.0f} s)"
+    )
+
+
+def main() -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
+    parser.add_argument("checkpoint", type=Path)
+    parser.add_argument("opponents")
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--seeds", default="1")
+    parser.add_argument("--power", type=float, default=None, help="every shot at this power (0.1-3)")
+    args = parser.parse_args()
+    try:
+        if args.power is not None and not 0.1 <= args.power <= MAX_FIREPOWER:
+            raise UserError(f"--power must lie in [0.1, 3], not {args.power}")
+        arrays, _ = load_checkpoint(args.checkpoint)
+        sizes = network_sizes_for(load_sacbot_settings(), read_meta(args.checkpoint))
+        actor = FastActor({k: v for k, v in arrays.items() if k.startswith(ACTOR_PREFIX)}, sizes)
+        for opponent in args.opponents.split(","):
+            for seed in (int(s) for s in args.seeds.split(",")):
+                print(duel(actor, args.checkpoint, opponent, args.rounds, seed, args.power), flush=True)
+    except (UserError, OSError, ValueError) as exc:
+        raise SystemExit(f"inprocess_duel: {exc}") from None
+
+
+if __name__ == "__main__":
+    main()
