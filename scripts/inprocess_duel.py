@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+from shot_q import duel_env  # this folder's: run as `python scripts/inprocess_duel.py`
 
 from sacbot.agent.features import MAX_FIREPOWER
 from sacbot.agent.inference import FastActor
 from sacbot.checkpoint import load_checkpoint, read_meta
 from sacbot.checkpoint.archive import ACTOR_PREFIX
-from sacbot.env.arena_env import TankRoyaleEnv
 from sacbot.errors import UserError
 from sacbot.runtime.startup import network_sizes_for
 from sacbot.settings import load_sacbot_settings
@@ -34,15 +34,7 @@ def duel(
     actor: FastActor, checkpoint: Path, opponent: str, rounds: int, seed: int, power: float | None
 ) -> str:
     sizes = actor.sizes
-    env = TankRoyaleEnv(
-        opponent,
-        radar_mode="lock",
-        max_turns=3000,
-        rounds_per_game=rounds,
-        wave_inputs=sizes.wave_inputs,
-        threat_inputs=sizes.threat_inputs,
-        gun_offset=sizes.gun_offset,
-    )
+    env = duel_env(sizes, opponent, rounds)
     obs, _ = env.reset(seed=seed)
     won = shots = hits = theirs = hit_us = 0
     powers: list[float] = []

@@ -57,9 +57,9 @@ class Round:
     enemy_hits: int = 0
 
 
-def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> list[Round]:
-    """`rounds` in-process rounds of the actor's mean against `opponent`."""
-    env = TankRoyaleEnv(
+def duel_env(sizes: NetworkSizes, opponent: str, rounds: int) -> TankRoyaleEnv:
+    """A game of `rounds` in-process rounds against `opponent` that observes what a run of `sizes` reads."""
+    return TankRoyaleEnv(
         opponent,
         radar_mode="lock",
         max_turns=3000,
@@ -69,6 +69,11 @@ def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> l
         bullet_inputs=sizes.bullet_inputs,
         gun_offset=sizes.gun_offset,
     )
+
+
+def play(actor: FastActor, sizes: NetworkSizes, opponent: str, rounds: int) -> list[Round]:
+    """`rounds` in-process rounds of the actor's mean against `opponent`."""
+    env = duel_env(sizes, opponent, rounds)
     done: list[Round] = []
     obs, _ = env.reset(seed=5)
     while len(done) < rounds:

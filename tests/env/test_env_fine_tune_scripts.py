@@ -1,0 +1,68 @@
+"""`scripts/actor_start.py` and `scripts/inprocess_duel.py`: a fine-tune start from the shipped actor that
+`train-fast` resumes from, and the in-process duel that compares checkpoints (docs/learning.md, "Surf
+shaping")."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from sacbot.checkpoint import latest_path, load_checkpoint, read_meta
+from sacbot.env.train import train_fast
+from sacbot.runtime.startup import SHIPPED_ACTOR
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300, cwd=REPO)
+
+
+def test_actor_start_writes_the_shipped_actor_over_fresh_critics_for_train_fast_to_resume(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    done = _run("scripts/actor_start.py", str(run), "--seed", "1")
+    assert done.returncode == 0, done.stderr
+    shipped, shipped_meta = load_checkpoint(SHIPPED_ACTOR)
+    start, meta = load_checkpoint(latest_path(run))
+    assert shipped_meta is not None and meta is not None and meta.contents == "full" and meta.score is None
+    assert meta.updates == shipped_meta.updates and meta.network_sizes == shipped_meta.network_sizes
+    assert all(np.array_equal(start[k], v) for k, v in shipped.items())  # the actor and its temperature
+    assert int(start["counters.updates"]) == shipped_meta.updates and "critic1.fc_in.weight" in start
+    again = _run("scripts/actor_start.py", str(run))  # never over an existing run
+    assert again.returncode != 0 and again.stderr.strip().startswith("actor_start:")
+    assert "Traceback" not in again.stderr and len(again.stderr.strip().splitlines()) == 1
+    said: list[str] = []
+    summary = train_fast("Walls", run, steps=200, envs=2, seed=3, updates_per_step=0.0, max_turns=100,
+                         log=said.append)  # fmt: skip
+    counters = f"(env steps {shipped_meta.env_steps}, updates {meta.updates})"
+    assert f"resumed from {latest_path(run)} {counters}" in said
+    assert summary.updates == meta.updates  # no update asked for: the counters went on from the actor's
+    resumed = read_meta(latest_path(run))
+    assert resumed is not None and resumed.network_sizes == meta.network_sizes
+
+
+def test_inprocess_duel_prints_rounds_won_and_hit_shares_per_seed() -> None:
+    done = _run("scripts/inprocess_duel.py", str(SHIPPED_ACTOR), "Target,SpinBot", "--rounds", "2",
+                "--seeds", "1,2")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 4
+    pattern = (
+        r".* vs (Target|SpinBot), seed (1|2): won (\d) of 2; our hits ([\d.]+) of (\d+) \(power ([\d.]+)\);"
+    )
+    for line in lines:
+        m = re.match(pattern, line)
+        assert m is not None, line
+        assert int(m.group(5)) > 0 and 0.0 < float(m.group(4)) <= 1.0 and 0.1 <= float(m.group(6)) <= 3.0
+    assert [re.match(pattern, line).group(1, 2) for line in lines] == [  # type: ignore[union-attr]
+        ("Target", "1"), ("Target", "2"), ("SpinBot", "1"), ("SpinBot", "2"),
+    ]  # fmt: skip
+    bad = _run("scripts/inprocess_duel.py", str(SHIPPED_ACTOR), "Target", "--power", "4")
+    assert bad.returncode != 0
+    assert bad.stderr.strip() == "inprocess_duel: --power must lie in [0.1, 3], not 4.0"
