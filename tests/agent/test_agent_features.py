@@ -9,6 +9,7 @@ import pytest
 
 from sacbot.agent import features as F
 from sacbot.agent.sizes import NetworkSizes
+from sacbot.env.arena_env import TankRoyaleEnv
 from sacbot.errors import UserError
 from sacbot.protocol import (
     BotDeathEvent,
@@ -666,12 +667,21 @@ def test_surf_shaping_charges_nothing_before_the_first_hit_and_needs_the_threat_
     for turn in range(3, 32):
         _threats(m, turn, 48.0)
         assert m.surf_due == 0.0
-    F.check_shaping(1.0, 10.0, 10.0, threat_inputs=True)
+    assert F.shaping_problem(1.0, 10.0, 10.0, threat_inputs=True) is None
+    assert F.shaping_problem(0.0, 0.0, 10.0, threat_inputs=False) == (
+        "surf_shaping needs the threat inputs (SACBOT_THREAT_INPUTS=1)"
+    )
+    assert (
+        F.shaping_problem(0.0, 0.0, -1.0, threat_inputs=True)
+        == "surf_shaping must be 0 (off) or more, not -1.0"
+    )
+    assert (
+        F.shaping_problem(math.nan, 0.0, 0.0, threat_inputs=True)
+        == "aim_shaping must be 0 (off) or more, not nan"
+    )
     with pytest.raises(UserError, match="surf_shaping needs the threat inputs") as bad:
-        F.check_shaping(0.0, 0.0, 10.0, threat_inputs=False)
+        TankRoyaleEnv("Surfer", surf_shaping=10.0)  # the environment and play's features raise it
     assert bad.value.exit_code == 2
-    with pytest.raises(UserError, match="surf_shaping must be 0"):
-        F.check_shaping(0.0, 0.0, -1.0, threat_inputs=True)
 
 
 def test_stored_observation_lays_out_state_waves_threats_then_bullets() -> None:

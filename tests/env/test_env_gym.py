@@ -253,7 +253,7 @@ def test_threat_inputs_see_the_enemys_real_shots_and_where_its_bullets_hit() -> 
     hits = 0
     for round_ in range(3):  # three rounds, the teacher driving (it is hit often)
         while True:
-            before = list(env.memory.threats)
+            before = {w[:4] for w in env.memory.threats}  # a wave: its origin, turn and speed (not its flag)
             action = teacher_action(torch.from_numpy(obs[None, :17]), 800.0, 600.0, False)[0].numpy()
             obs, _, terminated, _, info = env.step(action)
             assert np.all(np.abs(obs) <= 1.0)
@@ -263,7 +263,7 @@ def test_threat_inputs_see_the_enemys_real_shots_and_where_its_bullets_hit() -> 
                 if b.owner_id == env.opponent_id and (round_, b.bullet_id) not in known:
                     known.add((round_, b.bullet_id))
                     fired.append((round_, turn, b.speed))
-            inferred += [(round_, turn, w[3]) for w in env.memory.threats if w not in before]
+            inferred += [(round_, turn, w[3]) for w in env.memory.threats if w[:4] not in before]
             hits += sum(e.type == "BulletHitBotEvent" and e.victim_id == env.agent_id for e in info["events"])
             if terminated:
                 break

@@ -69,7 +69,6 @@ from sacbot.agent.sizes import (
     WAVE_INPUT_DIM,
     NetworkSizes,
 )
-from sacbot.errors import UserError
 from sacbot.protocol import BotIntent
 
 STATE_DIM = 17
@@ -851,14 +850,16 @@ def reward(tick: Any, memory: RoundMemory) -> float:
     return r
 
 
-def check_shaping(aim: float, close: float, surf: float, threat_inputs: bool) -> None:
-    """One error line (UserError, exit 2) for shaping weights that cannot be used: each must be a finite
-    0 (off) or more, and the surf shaping reads the threat inputs' record."""
+def shaping_problem(aim: float, close: float, surf: float, threat_inputs: bool) -> str | None:
+    """What is wrong with shaping weights, in one line (None: nothing): each must be a finite 0 (off) or
+    more, and the surf shaping reads the threat inputs' record. (This module ships inside exported bots,
+    so the caller raises.)"""
     for name, k in (("aim_shaping", aim), ("close_shaping", close), ("surf_shaping", surf)):
         if not (k >= 0.0 and math.isfinite(k)):
-            raise UserError(f"{name} must be 0 (off) or more, not {k!r}", exit_code=2)
+            return f"{name} must be 0 (off) or more, not {k!r}"
     if surf and not threat_inputs:
-        raise UserError("surf_shaping needs the threat inputs (SACBOT_THREAT_INPUTS=1)", exit_code=2)
+        return "surf_shaping needs the threat inputs (SACBOT_THREAT_INPUTS=1)"
+    return None
 
 
 def aim_potential(bot_state: Any, memory: RoundMemory) -> float:

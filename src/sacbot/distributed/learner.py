@@ -174,11 +174,14 @@ def train_ray(
             hindsight_target=settings.hindsight_target,
             n_step=settings.n_step,
             target_entropy=target_entropy_for(settings.target_entropy, resumed),
+            critic_warmup=settings.critic_warmup or 0, anchor=settings.anchor or 0.0,
         )
     )  # fmt: skip
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
     resume(out, learner, replay_keep, say)
+    if trainer.config.anchor > 0.0:  # toward the actor this run starts (or resumes) from, as train-fast's
+        trainer.anchor_here()
     if torch_threads:
         import torch
 

@@ -26,8 +26,8 @@ from sacbot.agent.features import (
     ACTION_DIM,
     RadarMode,
     RoundMemory,
-    check_shaping,
     round_end_reward,
+    shaping_problem,
     stored_observation,
 )
 from sacbot.agent.sizes import NetworkSizes
@@ -125,7 +125,9 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.opponent: ClassicBot | None = None
         self.opponent_name = self.opponents[0]
         self.opponent_source = opponent_source
-        check_shaping(aim_shaping, close_shaping, surf_shaping, threat_inputs)
+        problem = shaping_problem(aim_shaping, close_shaping, surf_shaping, threat_inputs)
+        if problem is not None:
+            raise UserError(problem, exit_code=2)
         self.memory = RoundMemory(
             float(self.setup.arena_width),
             float(self.setup.arena_height),

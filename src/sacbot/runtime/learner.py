@@ -14,14 +14,15 @@ from sacbot.agent.features import (
     RadarMode,
     RoundMemory,
     action_to_intent,
-    check_shaping,
     reward,
     round_end_reward,
+    shaping_problem,
     stored_observation,
 )
 from sacbot.agent.inference import FastActor, behaviour_sizes
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.trainer import SacTrainer
+from sacbot.errors import UserError
 from sacbot.runtime.debug_paint import paint
 from sacbot.runtime.ports import TickActor
 from sacbot.runtime.records import Transition
@@ -100,7 +101,9 @@ class AgentFeatures:
         self.radar_mode: RadarMode = radar_mode
         self.gun_offset = sizes.gun_offset  # the gun entry's meaning (`NetworkSizes.gun_offset`)
         self.aim_shaping, self.close_shaping = aim_shaping, close_shaping
-        check_shaping(aim_shaping, close_shaping, surf_shaping, sizes.threat_inputs)
+        problem = shaping_problem(aim_shaping, close_shaping, surf_shaping, sizes.threat_inputs)
+        if problem is not None:
+            raise UserError(problem, exit_code=2)
         self.surf_shaping = surf_shaping
         # Observations then carry the wave and threat inputs after the state (`NetworkSizes.wave_inputs`,
         # `.threat_inputs`), then the critics' own inputs (`NetworkSizes.bullet_inputs`).
