@@ -164,10 +164,14 @@ class SacTrainer:
         self.anchor_actor: Actor | None = None  # `anchor_here`: the frozen actor the anchor term pulls toward
 
     def anchor_here(self) -> None:
-        """Freeze a copy of the actor as it is now: the anchor term (`TrainerConfig.anchor`) pulls toward it
-        (call it after loading the start's weights)."""
+        """Freeze a copy of the actor as it is now: the anchor term (`TrainerConfig.anchor`) pulls toward it.
+        Without a call the first update freezes the actor it starts from (the start's weights, loaded by
+        then)."""
         with self._lock:
-            self.anchor_actor = copy.deepcopy(self.actor).requires_grad_(False)
+            self._freeze_anchor()
+
+    def _freeze_anchor(self) -> None:
+        self.anchor_actor = copy.deepcopy(self.actor).requires_grad_(False)
 
     # -- data ---------------------------------------------------------------------------------------------
     def record(
@@ -379,6 +383,8 @@ class SacTrainer:
 
     def _update(self, batch: Batch) -> dict[str, float]:
         cfg = self.config
+        if cfg.anchor > 0.0 and self.anchor_actor is None:  # the actor this learner starts updating
+            self._freeze_anchor()
         loss = self.losses(*self._tensors(batch))
         kick_weight = cfg.kickstart_weight(self.updates)
         actor_total = loss["actor_loss"]

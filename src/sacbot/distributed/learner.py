@@ -180,8 +180,6 @@ def train_ray(
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
     resume(out, learner, replay_keep, say)
-    if trainer.config.anchor > 0.0:  # toward the actor this run starts (or resumes) from, as train-fast's
-        trainer.anchor_here()
     if torch_threads:
         import torch
 

@@ -286,8 +286,6 @@ def train_fast(
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
     resume(out, learner, replay_keep, say)
-    if trainer.config.anchor > 0.0:  # toward the actor this run starts (or resumes) from, as play's game
-        trainer.anchor_here()
     for line in sizes_said(sizes, training=True):
         say(line)
     if league is not None:

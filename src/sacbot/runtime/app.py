@@ -233,8 +233,6 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     else:
         if start.arrays is not None:  # an actor-only start keeps the fresh critics, optimisers and counters
             sac.load_state_arrays(full_start_arrays(start.arrays, sac.state_arrays()))
-        if sac.config.anchor > 0.0:
-            sac.anchor_here()
         learner = AgentLearner(sac, settings.behaviour_log_std_min)
         kept = _load_kept_replay(learner, weights, settings.replay_keep, sac.config.sizes)
         channel: DropOldestChannel[ChannelItem] = DropOldestChannel(settings.channel_capacity)
