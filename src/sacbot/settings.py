@@ -169,6 +169,9 @@ class SacbotSettings(BaseSettings):
     # (`TrainerConfig.anchor`); None: in `play` `ANCHOR` where an actor archive's actor trains on with fresh
     # critics, else 0; in `train-fast` 0.
     anchor: float | None = Field(None, ge=0.0, allow_inf_nan=False)
+    # The anchor term on the movement entries times this (`TrainerConfig.anchor_movement`; 0: the gun held,
+    # the movement free)
+    anchor_movement: float = Field(1.0, ge=0.0, allow_inf_nan=False)
     publish_every: int = Field(10, ge=1)  # publish new actor weights every N updates
     best_window: int = Field(10, ge=1)  # rounds in the per-opponent score-share window
     torch_threads: int = Field(1, ge=1)  # torch intra-op threads of the trainer thread

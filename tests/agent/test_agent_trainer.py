@@ -191,6 +191,24 @@ def test_the_anchor_holds_the_actor_near_the_one_it_started_from() -> None:
         config(anchor=-1.0)
 
 
+def test_the_anchor_on_the_gun_alone_leaves_the_movement_free() -> None:
+    """`anchor_movement` 0: an actor moved off its anchor in the movement entries (turn, speed) alone costs
+    nothing; at 1 (the default) the same move is paid for."""
+    losses = []
+    for scale in (0.0, 1.0):
+        trainer = SacTrainer(config(anchor=1.0, anchor_movement=scale))
+        fill(trainer)
+        trainer.anchor_here()
+        with torch.no_grad():
+            trainer.actor.mu.bias[:2] += 0.5  # the turn and speed means move; the gun and fire stay
+        m = trainer.train_step()
+        assert m is not None
+        losses.append(m["anchor_loss"])
+    assert losses[0] == pytest.approx(0.0, abs=1e-10) and losses[1] > 1e-3
+    with pytest.raises(UserError, match="anchor_movement must be 0"):
+        config(anchor=1.0, anchor_movement=float("nan"))
+
+
 def test_metrics_and_snapshot_publication() -> None:
     trainer = SacTrainer(config())
     assert trainer.train_step() is None  # empty replay

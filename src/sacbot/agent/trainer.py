@@ -351,7 +351,13 @@ class SacTrainer:
                 h_anchor = self.anchor_actor.last_hidden_tm(obs[:b], h0) if b else h0
                 mu_anchor, _, _ = self.anchor_actor.sequence_tm(obs[b:L], h_anchor)
             anchored = distillation_loss(
-                mean_action, states, cfg.arena_width, cfg.arena_height, None, torch.tanh(mu_anchor)
+                mean_action,
+                states,
+                cfg.arena_width,
+                cfg.arena_height,
+                None,
+                torch.tanh(mu_anchor),
+                cfg.anchor_movement,
             )
         if cfg.self_imitation > 0.0:  # toward the replay's own actions where the critics rate them higher
             assert q_own is not None

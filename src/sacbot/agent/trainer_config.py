@@ -104,6 +104,9 @@ class TrainerConfig:
     # yet keeps it near what it could do, where their gradient alone moved it off its play within a few
     # thousand updates; 0 = off.
     anchor: float = 0.0
+    # The anchor term on the movement entries (turn, speed) times this, against the gun's: 0 holds the gun
+    # and fire near the start's while the movement is free to move (1: the same weight).
+    anchor_movement: float = 1.0
     arena_width: float = 800.0  # the teacher reads positions in these units (the 1v1 arena)
     arena_height: float = 600.0
 
@@ -153,6 +156,8 @@ class TrainerConfig:
             raise UserError("kickstart_movement_from needs kickstart_movement (the scale it switches to)", 2)
         if not (self.anchor >= 0.0 and math.isfinite(self.anchor)):
             raise UserError(f"anchor must be 0 (off) or more, not {self.anchor}", 2)
+        if not (self.anchor_movement >= 0.0 and math.isfinite(self.anchor_movement)):
+            raise UserError(f"anchor_movement must be 0 or more, not {self.anchor_movement}", 2)
         if self.critic_warmup < 0:
             raise UserError(f"critic_warmup must be 0 or more, not {self.critic_warmup}", 2)
         if not 0.0 <= self.fresh_fraction <= 1.0:

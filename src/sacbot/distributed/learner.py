@@ -175,6 +175,7 @@ def train_ray(
             n_step=settings.n_step,
             target_entropy=target_entropy_for(settings.target_entropy, resumed),
             critic_warmup=settings.critic_warmup or 0, anchor=settings.anchor or 0.0,
+            anchor_movement=settings.anchor_movement,
         )
     )  # fmt: skip
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread

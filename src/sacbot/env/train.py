@@ -281,6 +281,7 @@ def train_fast(
             target_entropy=target_entropy,
             critic_warmup=critic_warmup,
             anchor=anchor,
+            anchor_movement=settings.anchor_movement,
         )
     )
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread

@@ -176,6 +176,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 fresh_fraction=settings.fresh_fraction,
                 critic_warmup=critic_warmup,
                 anchor=anchor,
+                anchor_movement=settings.anchor_movement,
                 target_entropy=target_entropy_for(settings.target_entropy, first_meta),
             )
         )
