@@ -6,8 +6,10 @@ Plays `--rounds` rounds of the checkpoint's actor (its mean, as `sacbot eval` pl
 actor archive such as the shipped `src/sacbot/data/sacbot-actor.zip`) against each of OPPONENTS
 (comma-separated), one game per seed, in the Gymnasium environment: no server, no clock, about 100 rounds in
 20 seconds where a real-time `sacbot eval` takes minutes. Prints per opponent and seed: the rounds won, the
-share of our shots that hit and their mean power, and the share of the enemy's shots that hit us. With
-`--power P`, every shot the actor fires goes out at power P instead (a check of what the power is worth).
+share of our shots that hit and their mean power, the share of the enemy's shots that hit us, and how we
+moved: the mean distance between the bots, our mean |speed|, and our reversals (speed changing sign) a
+round. With `--power P`, every shot the actor fires goes out at power P instead (a check of what the power is
+worth).
 The figures are not a real-time eval's (no turn is ever late here, and the seeds place the bots otherwise),
 so compare checkpoints with each other here, side by side.
 """
@@ -38,10 +40,14 @@ def duel(
     obs, _ = env.reset(seed=seed)
     won = shots = hits = theirs = hit_us = 0
     powers: list[float] = []
+    distances: list[float] = []
+    speeds: list[float] = []
+    reversals = 0
     started = time.perf_counter()
     for _ in range(rounds):
         hidden = actor.initial_hidden()
         enemy_bullets: set[int] = set()
+        heading = 0.0  # the sign of our last non-zero speed
         while True:
             action, hidden = actor.step(obs[: sizes.observed_dim], hidden, deterministic=True)
             if power is not None and action[3] * MAX_FIREPOWER > 0.1:
@@ -57,6 +63,14 @@ def duel(
                     hit_us += ev.victim_id == env.agent_id
             assert env.game is not None
             enemy_bullets.update(b.bullet_id for b in env.game.bullets if b.owner_id == env.opponent_id)
+            states = {b["id"]: b for b in env.game.tick_for_observer_dict()["botStates"]}
+            us, them = states.get(env.agent_id), states.get(env.opponent_id)
+            if us is not None and them is not None:
+                distances.append(float(np.hypot(us["x"] - them["x"], us["y"] - them["y"])))
+                speeds.append(abs(us["speed"]))
+                if us["speed"] != 0.0:
+                    reversals += heading != 0.0 and np.sign(us["speed"]) != heading
+                    heading = float(np.sign(us["speed"]))
             if terminated or truncated:
                 break
         theirs += len(enemy_bullets)
@@ -67,7 +81,9 @@ def duel(
     return (
         f"{checkpoint} vs {opponent}, seed {seed}: won {won} of {rounds}; "
         f"our hits {hits / max(shots, 1):.3f} of {shots} (power {mean_power:.2f}); "
-        f"theirs {hit_us / max(theirs, 1):.3f} of {theirs} ({time.perf_counter() - started:.0f} s)"
+        f"theirs {hit_us / max(theirs, 1):.3f} of {theirs}; distance {np.mean(distances):.0f}, "
+        f"speed {np.mean(speeds):.1f}, reversals {reversals / rounds:.1f} a round "
+        f"({time.perf_counter() - started:.0f} s)"
     )
 
 

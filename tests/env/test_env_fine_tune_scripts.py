@@ -60,6 +60,9 @@ def test_inprocess_duel_prints_rounds_won_and_hit_shares_per_seed() -> None:
         m = re.match(pattern, line)
         assert m is not None, line
         assert int(m.group(5)) > 0 and 0.0 < float(m.group(4)) <= 1.0 and 0.1 <= float(m.group(6)) <= 3.0
+        moved = re.search(r"distance (\d+), speed ([\d.]+), reversals ([\d.]+) a round", line)
+        assert moved is not None, line
+        assert 36 <= int(moved.group(1)) <= 1000 and 0.0 < float(moved.group(2)) <= 8.0  # 1v1: 800 x 600
     assert [re.match(pattern, line).group(1, 2) for line in lines] == [  # type: ignore[union-attr]
         ("Target", "1"), ("Target", "2"), ("SpinBot", "1"), ("SpinBot", "2"),
     ]  # fmt: skip
