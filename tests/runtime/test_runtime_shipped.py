@@ -258,11 +258,13 @@ def test_a_training_start_from_the_shipped_actor_keeps_its_temperature_warms_up_
 ) -> None:
     """Training play from an empty weights folder: the shipped actor at its own temperature (not 0.2), its
     fresh critics stepped alone first, then the anchor term acting (a short warm-up so a 3-round game gets
-    past it: the first actor step's anchor loss is 0, the actor not yet moved, so the test looks past it)."""
-    _, log = shipped_game("SpinBot", {"SACBOT_CRITIC_WARMUP": "2"})
+    past it: the first actor step's anchor loss is 0, the actor not yet moved, so the test looks past it);
+    the anchor's movement entries at half weight (SACBOT_ANCHOR_MOVEMENT), said in the log."""
+    _, log = shipped_game("SpinBot", {"SACBOT_CRITIC_WARMUP": "2", "SACBOT_ANCHOR_MOVEMENT": "0.5"})
     assert "shipped actor sacbot-actor.zip" in log and "fresh critics" in log
     assert "critics warm up: the first 2 updates step the critics alone" in log
-    assert "anchor 50: the actor is held near the one this game started from" in log
+    held = "anchor 50: the actor is held near the one this game started from"
+    assert f"{held} (its movement entries at 0.5 of the gun's)" in log
     metrics = (tmp_path / "weights" / "training_metrics.jsonl").read_text().splitlines()
     trained = [m for m in map(json.loads, metrics) if m.get("updates")]
     assert trained and all(m["alpha"] < 1e-3 for m in trained)  # the shipped actor's ~8e-5, not 0.2

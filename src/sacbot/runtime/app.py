@@ -317,7 +317,9 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     if sac.config.critic_warmup > 0 and not eval_mode:
         _say(f"critics warm up: the first {sac.config.critic_warmup} updates step the critics alone")
     if sac.config.anchor > 0.0 and not eval_mode:
-        _say(f"anchor {sac.config.anchor:g}: the actor is held near the one this game started from")
+        moving = sac.config.anchor_movement
+        held = "" if moving == 1.0 else f" (its movement entries at {moving:g} of the gun's)"
+        _say(f"anchor {sac.config.anchor:g}: the actor is held near the one this game started from{held}")
     if settings.fresh_fraction > 0.0 and not eval_mode:
         share = settings.fresh_fraction
         _say(f"fresh rounds: {share:g} of each batch from this run's rounds, not the kept replay")
