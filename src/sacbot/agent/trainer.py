@@ -161,17 +161,9 @@ class SacTrainer:
         self._actor_params: list[Tensor] = list(self.actor.parameters())
         self._all_params = [*self._critic_params, *self._actor_params, self.log_alpha]
         self.snapshot: ActorSnapshot = ActorSnapshot(0, 0, self.actor_arrays())
-        self.anchor_actor: Actor | None = None  # `anchor_here`: the frozen actor the anchor term pulls toward
-
-    def anchor_here(self) -> None:
-        """Freeze a copy of the actor as it is now: the anchor term (`TrainerConfig.anchor`) pulls toward it.
-        Without a call the first update freezes the actor it starts from (the start's weights, loaded by
-        then)."""
-        with self._lock:
-            self._freeze_anchor()
-
-    def _freeze_anchor(self) -> None:
-        self.anchor_actor = copy.deepcopy(self.actor).requires_grad_(False)
+        # The frozen actor the anchor term (`TrainerConfig.anchor`) pulls toward: the one the first update
+        # starts from (the start's weights, loaded by then)
+        self.anchor_actor: Actor | None = None
 
     # -- data ---------------------------------------------------------------------------------------------
     def record(
@@ -390,7 +382,7 @@ class SacTrainer:
     def _update(self, batch: Batch) -> dict[str, float]:
         cfg = self.config
         if cfg.anchor > 0.0 and self.anchor_actor is None:  # the actor this learner starts updating
-            self._freeze_anchor()
+            self.anchor_actor = copy.deepcopy(self.actor).requires_grad_(False)
         loss = self.losses(*self._tensors(batch))
         kick_weight = cfg.kickstart_weight(self.updates)
         actor_total = loss["actor_loss"]

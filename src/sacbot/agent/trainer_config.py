@@ -99,8 +99,8 @@ class TrainerConfig:
     # gradient moves it; counted in the learner's own updates (kept in checkpoints). 0: none.
     critic_warmup: int = 0
     # Opt-in anchor: the weight of the term mean ||tanh(mu(s_t)) - tanh(mu_0(s_t))||^2 over the trained steps
-    # (the fire entry where the gun is cool), mu_0 the actor as it was at `SacTrainer.anchor_here` or else at
-    # the learner's first update (a frozen copy): fine-tuning a trained actor under critics that know little
+    # (the fire entry where the gun is cool), mu_0 the actor as it was at the learner's first update (a frozen
+    # copy): fine-tuning a trained actor under critics that know little
     # yet keeps it near what it could do, where their gradient alone moved it off its play within a few
     # thousand updates; 0 = off.
     anchor: float = 0.0
