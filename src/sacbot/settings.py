@@ -97,6 +97,9 @@ class SacbotSettings(BaseSettings):
     kickstart_movement: float = Field(1.0, ge=0.0, allow_inf_nan=False)
     # ... from this learner update on (the full term on the movement before it); 0: from the start.
     kickstart_movement_from: int = Field(0, ge=0)
+    # Opt-in surfing teacher: its speed by where the enemy's bullets have hit us, while a wave of its is in
+    # flight (`TrainerConfig.teacher_surf`; needs the threat inputs).
+    teacher_surf: bool = False
     # Opt-in self-imitation: the weight of a term pulling the actor toward the replay's own actions where the
     # critics rate them above its mean action (`TrainerConfig.self_imitation`); 0 = off.
     self_imitation: float = Field(0.0, ge=0.0, allow_inf_nan=False)

@@ -12,7 +12,7 @@ import torch
 from sacbot.agent.features import UNSEEN_ENEMY, action_to_intent
 from sacbot.agent.networks import NetworkSizes
 from sacbot.agent.replay import Batch
-from sacbot.agent.teacher import distillation_loss, teacher_action
+from sacbot.agent.teacher import distillation_loss, surf_movement, teacher_action
 from sacbot.agent.trainer import SacTrainer
 from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.env import TankRoyaleEnv
@@ -164,9 +164,11 @@ def _filled(
     q_filter: bool = False,
     self_imitation: float = 0.0,
     sizes: NetworkSizes = SMALL,
+    opponent: str = "SpinBot",
     **config: Any,
 ) -> SacTrainer:
-    """A small trainer whose replay holds real engine rounds, played by the teacher with noise."""
+    """A small trainer whose replay holds real engine rounds against `opponent`, played by the teacher with
+    noise."""
     trainer = SacTrainer(
         TrainerConfig(
             sizes=sizes,
@@ -182,7 +184,8 @@ def _filled(
         )
     )
     rng = np.random.default_rng(0)
-    env = TankRoyaleEnv("SpinBot", radar_mode="lock", max_turns=300)
+    waves, threats = sizes.wave_inputs, sizes.threat_inputs
+    env = TankRoyaleEnv(opponent, radar_mode="lock", max_turns=300, wave_inputs=waves, threat_inputs=threats)
     for round_seed in range(3):
         obs, _ = env.reset(seed=round_seed)
         states, actions, rewards = [obs], [], []
@@ -203,7 +206,7 @@ def _filled(
             np.stack(actions),
             np.asarray(rewards, np.float32),
             done,
-            np.zeros((n, SMALL.hidden), np.float32),
+            np.zeros((n, sizes.hidden), np.float32),
         )
     return trainer
 
@@ -333,3 +336,83 @@ def test_self_imitation_pulls_the_actor_toward_the_replay_actions() -> None:
 def test_a_negative_self_imitation_weight_is_a_user_error() -> None:
     with pytest.raises(UserError, match="self_imitation"):
         TrainerConfig(self_imitation=-1.0)
+
+
+THREATS = NetworkSizes(embed=32, hidden=32, head=32, wave_inputs=True, threat_inputs=True)
+
+
+def surf_window(hits: dict[int, float], confidence: float = 0.5) -> torch.Tensor:
+    """Two steps (time-major, one sequence) of an observation with the threat inputs: us at the centre heading
+    east at full speed, the enemy 400 north, so we move sideways about it; one wave of power 2 in flight, 21
+    and then 20 turns away, our guess factor on it 0.10 and then 0.15 (growing as we go on); `hits`: the hit
+    histogram's shares by bin. Going on for 20 turns lands us near +0.81 (bin 8), turning back near -0.21
+    (bin 3), stopping near +0.20 (bin 5)."""
+    steps = []
+    for left, factor in ((21.0, 0.10), (20.0, 0.15)):
+        obs = torch.zeros(THREATS.observed_dim)
+        obs[:17] = state(speed=8.0, enemy=(400.0, 90.0, 0.0, 0.0, 100.0))
+        th = THREATS.threat_at
+        obs[th : th + 5] = torch.tensor([1.0 / 3.0, left / 40.0, factor, 2.0 / 3.0, confidence])
+        for i, share in hits.items():
+            obs[th + 5 + i] = share
+        steps.append(obs)
+    return torch.stack(steps).unsqueeze(1)
+
+
+def surfed_speed(hits: dict[int, float], confidence: float = 0.5) -> tuple[float, float]:
+    obs = surf_window(hits, confidence)
+    moves = surf_movement(obs, teacher_action(obs)[..., :2], THREATS.threat_at)
+    assert torch.equal(moves[..., 0], teacher_action(obs)[..., 0])  # the turn stays the teacher's
+    return float(moves[0, 0, 1]), float(moves[1, 0, 1])
+
+
+def test_the_surfing_teacher_goes_where_the_enemys_bullets_have_hit_least() -> None:
+    assert surfed_speed({8: 1.0})[1] == -1.0  # its hits lie where going on leads: turn back
+    assert surfed_speed({3: 1.0})[1] == 1.0  # where turning back leads: go on
+    assert surfed_speed({3: 0.5, 8: 0.5})[1] == 0.0  # at both: stop between them
+    assert surfed_speed({5: 1.0})[1] == 1.0  # going on and turning back equally clear: go on
+
+
+def test_the_surfing_teacher_keeps_the_teachers_speed_until_it_knows_enough() -> None:
+    teacher = float(teacher_action(surf_window({8: 1.0}))[1, 0, 1])
+    first, _ = surfed_speed({8: 1.0})  # the first step: which way the factor grows is not known yet
+    assert first == teacher == 1.0
+    assert surfed_speed({8: 1.0}, confidence=0.0)[1] == teacher  # no hit on us yet
+
+
+def test_the_surfing_teacher_reads_real_rounds_against_surfer() -> None:
+    """The teacher's own play against Surfer, read as a trainer reads a window: the surfing speed departs
+    from the teacher's on some steps, each of them with a wave in flight after hits, and asks for full speed
+    either way or a stop."""
+    env = TankRoyaleEnv("Surfer", radar_mode="lock", max_turns=500, wave_inputs=True, threat_inputs=True)
+    obs, _ = env.reset(seed=3)
+    seen = [obs]
+    while True:
+        obs, _, terminated, truncated, _ = env.step(teacher_action(torch.from_numpy(obs)).numpy())
+        seen.append(obs)
+        if terminated or truncated:
+            break
+    window = torch.from_numpy(np.stack(seen)).unsqueeze(1)
+    base = teacher_action(window)[..., :2]
+    moves = surf_movement(window, base, THREATS.threat_at)
+    changed = (moves[..., 1] != base[..., 1]).squeeze(1)
+    th = window[:, 0, THREATS.threat_at :]
+    assert int(changed.sum()) > 10
+    assert bool(((th[changed, 0] > 0) & (th[changed, 4] > 0)).all())
+    assert set(moves[changed, 0, 1].tolist()) <= {-1.0, 0.0, 1.0}
+
+
+def test_the_surfing_teachers_term_differs_from_the_teachers_on_the_same_batch() -> None:
+    """Same networks, same batch of rounds against Surfer: the critics' losses agree, the teacher's term
+    does not (its speed entry surfs)."""
+    plain = _filled(kickstart=5.0, sizes=THREATS, opponent="Surfer")
+    surfing = _filled(kickstart=5.0, sizes=THREATS, opponent="Surfer", teacher_surf=True)
+    batch = plain.replay.sample(16, np.random.default_rng(4))
+    m_plain, m_surf = plain.update(batch), surfing.update(batch)
+    assert m_plain["critic_loss"] == pytest.approx(m_surf["critic_loss"])
+    assert m_plain["kickstart_loss"] != pytest.approx(m_surf["kickstart_loss"], rel=1e-3)
+
+
+def test_the_surfing_teacher_needs_the_threat_inputs() -> None:
+    with pytest.raises(UserError, match="teacher_surf needs the threat inputs"):
+        TrainerConfig(teacher_surf=True)

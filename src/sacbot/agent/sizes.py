@@ -75,6 +75,11 @@ class NetworkSizes:
         return self.state_dim + (WAVE_INPUT_DIM if self.wave_inputs else 0) + threats
 
     @property
+    def threat_at(self) -> int:
+        """Where the threat inputs start in an observation (after the state and the wave inputs)."""
+        return self.state_dim + (WAVE_INPUT_DIM if self.wave_inputs else 0)
+
+    @property
     def input_dim(self) -> int:
         """Width of the actor's input (and the critics', before their own inputs): the state, the wave and
         threat inputs (`observed_dim`), then the angle, energy and lead inputs that are on."""

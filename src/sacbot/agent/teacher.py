@@ -17,6 +17,12 @@ represent:
   falls behind a tank that keeps moving across it.
 - Before the first scan: the gun spins and the body waits (the lock radar sweeps meanwhile).
 
+Opt-in surfing movement (`surf_movement`, `TrainerConfig.teacher_surf`): with the threat inputs on, while an
+enemy wave is in flight and its bullets have hit us before, the speed goes on, turns back or stops, whichever
+puts us where the hits have been fewest when the wave arrives (what a wave-surfing Robocode bot does). It
+reads a sequence of observations, not one state: which way our guess factor grows comes from how it changed
+since the step before.
+
 Everything is batched torch maths on (..., 17) tensors, so a trainer applies it to a replay batch at once.
 """
 
@@ -31,12 +37,16 @@ from sacbot.agent.features import (
     BOT_DIAMETER,
     FULL_ENERGY,
     GUN_OFFSET_RANGE,
+    MAX_FIREPOWER,
     MAX_GUN_TURN_RATE,
     MAX_SPEED,
+    THREAT_HORIZON,
     UNSEEN_ENEMY,
+    bullet_speed,
     linear_aim,
     wrap_rad,
 )
+from sacbot.agent.sizes import WAVE_BINS
 
 PREFERRED_DISTANCE = 200.0
 WALL_MARGIN = 60.0
@@ -154,4 +164,59 @@ def distillation_loss(
     return per_state.mean()
 
 
-__all__ = ["distillation_loss", "fire_entry", "teacher_action"]
+def surf_movement(
+    obs: Tensor, base: Tensor, threat_at: int, arena_width: float = 800.0, arena_height: float = 600.0
+) -> Tensor:
+    """The surfing teacher's movement (turn, speed) for a time-major sequence of observations `obs` (L, B, D)
+    whose threat inputs start at `threat_at`, over `base`, the teacher's movement on them (L, B, 2).
+
+    Where the nearest enemy wave is in flight, its bullets have hit us this game and the direction our guess
+    factor grows in is known, the speed entry is replaced: for going on at full speed, turning back and
+    stopping, our speed is stepped (speeding up 1 a turn, braking 2) for the turns until the wave arrives,
+    the sideways distance it covers about the enemy turned into a guess factor on the wave, and the option
+    whose factor lands where the hit histogram (neighbours at half weight) is lowest is taken (ties: going
+    on). The direction is the sign of the factor's change since the step before, against our sideways
+    speed, taken on steps that follow the same wave and kept while it lasts (unknown at the sequence's
+    first step and at each new wave until we move). The turn is `base`'s."""
+    th = obs[..., threat_at : threat_at + 6 + WAVE_BINS]
+    has_wave, has_hits = th[..., 0] > 0.0, th[..., 4] > 0.0
+    left, factor = th[..., 1] * THREAT_HORIZON, th[..., 2]
+    power = torch.clamp(th[..., 3] * MAX_FIREPOWER, min=0.1)
+    hist = th[..., 5 : 5 + WAVE_BINS]
+    body = obs[..., 2] * math.pi
+    speed = obs[..., 3] * MAX_SPEED
+    away = body + obs[..., 13] * math.pi + math.pi  # from the enemy (where its waves start) to us
+    distance = torch.clamp(obs[..., 12] * math.hypot(arena_width, arena_height), min=50.0)
+    sideways = torch.sin(body - away)  # our sideways speed about the enemy per unit of speed
+    lateral = speed * sideways
+
+    # Which way the factor grows: the sign of its change against our sideways speed, along one wave.
+    sign = torch.zeros_like(factor)
+    for t in range(1, obs.shape[0]):
+        same = has_wave[t] & has_wave[t - 1] & ((left[t - 1] - left[t] - 1.0).abs() < 3.0)
+        change = factor[t] - factor[t - 1]
+        seen = same & (lateral[t].abs() > 0.5) & (change.abs() > 1e-4)
+        kept = torch.where(same, sign[t - 1], torch.zeros_like(sign[t - 1]))
+        sign[t] = torch.where(seen, torch.sign(change * lateral[t]), kept)
+
+    go = torch.where(speed.abs() > 0.5, torch.sign(speed), torch.where(base[..., 1] >= 0.0, 1.0, -1.0))
+    targets = torch.stack([go * MAX_SPEED, -go * MAX_SPEED, torch.zeros_like(go)], -1)  # (L, B, 3)
+    v = speed.unsqueeze(-1).expand_as(targets)
+    covered = torch.zeros_like(targets)
+    for k in range(int(THREAT_HORIZON)):
+        toward = targets - v
+        step = torch.where(v * toward < 0.0, 2.0, 1.0)  # braking is 2 a turn, speeding up 1
+        v = v + torch.maximum(torch.minimum(toward, step), -step)
+        covered = covered + v * (k < left).unsqueeze(-1)
+    escape = torch.asin(MAX_SPEED / bullet_speed(power))
+    arrival = factor.unsqueeze(-1) + (sign * sideways / distance / escape).unsqueeze(-1) * covered
+    bins = torch.clamp(((arrival.clamp(-1.0, 1.0) + 1.0) * WAVE_BINS / 2.0).long(), max=WAVE_BINS - 1)
+    padded = torch.nn.functional.pad(hist, (1, 1))
+    danger = padded.gather(-1, bins + 1) + 0.5 * padded.gather(-1, bins) + 0.5 * padded.gather(-1, bins + 2)
+    choice = danger.argmin(-1, keepdim=True)  # the first of equals: going on
+    surfed = targets.gather(-1, choice).squeeze(-1) / MAX_SPEED
+    active = has_wave & has_hits & (sign != 0.0)
+    return torch.stack([base[..., 0], torch.where(active, surfed, base[..., 1])], -1)
+
+
+__all__ = ["distillation_loss", "fire_entry", "surf_movement", "teacher_action"]

@@ -56,7 +56,7 @@ from sacbot.agent.hindsight import LABEL_DIM, hindsight_aim, hit_distance
 from sacbot.agent.n_step import n_step_targets
 from sacbot.agent.networks import Actor, TwinCritic, squashed_sample
 from sacbot.agent.replay import Batch, SequenceReplay
-from sacbot.agent.teacher import distillation_loss, teacher_action
+from sacbot.agent.teacher import distillation_loss, surf_movement, teacher_action
 from sacbot.agent.trainer_config import TrainerConfig, resolve_device
 
 
@@ -316,9 +316,14 @@ class SacTrainer:
         if kick_on:
             keep = None
             with torch.no_grad():  # with hindsight aim the gun is not on the teacher's aim: fire regardless
+                seen = obs[:L] if cfg.teacher_surf else states  # surfing reads the burn-in steps too
                 taught = teacher_action(
-                    states, cfg.arena_width, cfg.arena_height, cfg.hindsight_aim == 0.0, cfg.sizes.gun_offset
+                    seen, cfg.arena_width, cfg.arena_height, cfg.hindsight_aim == 0.0, cfg.sizes.gun_offset
                 )
+                if cfg.teacher_surf:
+                    w, h = cfg.arena_width, cfg.arena_height
+                    moves = surf_movement(seen, taught[..., :2], cfg.sizes.threat_at, w, h)
+                    taught = torch.cat([moves, taught[..., 2:]], -1)[b:]
             if cfg.kickstart_filter:  # the Q-filter: imitate where the critics prefer the teacher's action
                 assert q_own is not None
                 with torch.no_grad():

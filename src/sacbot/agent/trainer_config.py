@@ -56,6 +56,10 @@ class TrainerConfig:
     # The update from which `kickstart_movement` applies (the learner's own count, kept in checkpoints);
     # before it the movement's term weighs what the gun's does. 0: from the start.
     kickstart_movement_from: int = 0
+    # Opt-in surfing teacher (`sacbot.agent.teacher.surf_movement`; needs the threat inputs): the teacher's
+    # speed goes on, turns back or stops by where the enemy's bullets have hit us, while a wave of its is in
+    # flight; off: the teacher orbits, reversing before walls only.
+    teacher_surf: bool = False
     # Opt-in self-imitation (CRR's binary filter, Wang et al. 2020): the weight of the term
     # mean keep * ||tanh(mu(s_t)) - a_t||^2 toward the replay's own actions a_t, kept only on the states
     # where the critics rate a_t above the actor's mean action (min of the twins). It pulls the policy toward
@@ -154,6 +158,8 @@ class TrainerConfig:
             )
         if self.kickstart_movement_from and self.kickstart_movement == 1.0:
             raise UserError("kickstart_movement_from needs kickstart_movement (the scale it switches to)", 2)
+        if self.teacher_surf and not self.sizes.threat_inputs:
+            raise UserError("teacher_surf needs the threat inputs (threat_inputs), which it reads", 2)
         if not (self.anchor >= 0.0 and math.isfinite(self.anchor)):
             raise UserError(f"anchor must be 0 (off) or more, not {self.anchor}", 2)
         if not (self.anchor_movement >= 0.0 and math.isfinite(self.anchor_movement)):

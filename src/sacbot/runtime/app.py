@@ -165,6 +165,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 kickstart_floor=settings.kickstart_floor,
                 kickstart_movement=settings.kickstart_movement,
                 kickstart_movement_from=settings.kickstart_movement_from,
+                teacher_surf=settings.teacher_surf,
                 kickstart_filter=kickstart_filter,
                 self_imitation=settings.self_imitation,
                 hindsight_aim=settings.hindsight_aim,
@@ -327,6 +328,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say(f"self-imitation {settings.self_imitation:g}: toward replay actions the critics rate higher")
     if settings.hindsight_aim > 0.0 and not eval_mode:
         _say(f"hindsight aim {settings.hindsight_aim:g}: the gun learns where each shot would have hit")
+    if sac.config.teacher_surf and kickstart > 0.0 and not eval_mode:
+        _say("surfing teacher: its speed goes where the enemy's bullets have hit us least")
     if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
         how = ", Q-filtered" if kickstart_filter else ""
         _say(f"kickstart {kickstart:g}{how} (the shipped actor's; SACBOT_KICKSTART[_FILTER] override)")
