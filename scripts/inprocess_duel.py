@@ -1,6 +1,7 @@
 """Rounds won and hit shares of a checkpoint's mean, in-process (docs/learning.md, "Surf shaping").
 
     python scripts/inprocess_duel.py CHECKPOINT OPPONENTS [--rounds 100] [--seeds 1,2,3] [--power P]
+        [--movement teacher|surf]
 
 Plays `--rounds` rounds of the checkpoint's actor (its mean, as `sacbot eval` plays; a full checkpoint or an
 actor archive such as the shipped `src/sacbot/data/sacbot-actor.zip`) against each of OPPONENTS
@@ -9,7 +10,10 @@ actor archive such as the shipped `src/sacbot/data/sacbot-actor.zip`) against ea
 share of our shots that hit and their mean power, the share of the enemy's shots that hit us, and how we
 moved: the mean distance between the bots, our mean |speed|, and our reversals (speed changing sign) a
 round. With `--power P`, every shot the actor fires goes out at power P instead (a check of what the power is
-worth).
+worth). With `--movement`, the actor's turn and speed entries are replaced by the teacher's
+(`sacbot.agent.teacher.teacher_action`) or, `surf`, by the surfing teacher's (`surf_movement`, read over the
+last 9 observations of the round, as a trainer's window reads it after its burn-in): what the kickstart term
+would teach the movement, played with the actor's own gun (the checkpoint's sizes need the threat inputs).
 The figures are not a real-time eval's (no turn is ever late here, and the seeds place the bots otherwise),
 so compare checkpoints with each other here, side by side.
 """
@@ -18,22 +22,42 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections import deque
 from pathlib import Path
 
 import numpy as np
+import torch
 from shot_q import duel_env  # this folder's: run as `python scripts/inprocess_duel.py`
 
 from sacbot.agent.features import MAX_FIREPOWER
 from sacbot.agent.inference import FastActor
+from sacbot.agent.teacher import surf_movement, teacher_action
 from sacbot.checkpoint import load_checkpoint, read_meta
 from sacbot.checkpoint.archive import ACTOR_PREFIX
 from sacbot.errors import UserError
 from sacbot.runtime.startup import network_sizes_for
 from sacbot.settings import load_sacbot_settings
 
+WINDOW = 9  # observations the surfing teacher reads: a trained step's own and its 8 burn-in steps
+
+
+def movement_of(seen: deque[np.ndarray], movement: str, threat_at: int) -> np.ndarray:
+    """The teacher's (turn, speed) for the latest of the observations `seen`, or the surfing teacher's."""
+    window = torch.from_numpy(np.stack(seen)).unsqueeze(1)  # (T, 1, D), time-major as a trainer's
+    taught = teacher_action(window)[..., :2]
+    if movement == "surf":
+        taught = surf_movement(window, taught, threat_at)
+    return taught[-1, 0].numpy()
+
 
 def duel(
-    actor: FastActor, checkpoint: Path, opponent: str, rounds: int, seed: int, power: float | None
+    actor: FastActor,
+    checkpoint: Path,
+    opponent: str,
+    rounds: int,
+    seed: int,
+    power: float | None,
+    movement: str | None = None,
 ) -> str:
     sizes = actor.sizes
     env = duel_env(sizes, opponent, rounds)
@@ -48,11 +72,16 @@ def duel(
         hidden = actor.initial_hidden()
         enemy_bullets: set[int] = set()
         heading = 0.0  # the sign of our last non-zero speed
+        seen: deque[np.ndarray] = deque(maxlen=WINDOW)
         while True:
             action, hidden = actor.step(obs[: sizes.observed_dim], hidden, deterministic=True)
             if power is not None and action[3] * MAX_FIREPOWER > 0.1:
                 action = np.array(action, np.float32)
                 action[3] = power / MAX_FIREPOWER
+            if movement is not None:
+                seen.append(np.array(obs[: sizes.observed_dim], np.float32))
+                action = np.array(action, np.float32)
+                action[:2] = movement_of(seen, movement, sizes.threat_at)
             obs, _, terminated, truncated, info = env.step(action)
             for ev in info["events"]:
                 if ev.type == "BulletFiredEvent" and ev.bullet.owner_id == env.agent_id:
@@ -95,6 +124,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--seeds", default="1")
     parser.add_argument("--power", type=float, default=None, help="every shot at this power (0.1-3)")
+    parser.add_argument("--movement", choices=("teacher", "surf"), default=None)
     args = parser.parse_args()
     try:
         if args.power is not None and not 0.1 <= args.power <= MAX_FIREPOWER:
@@ -102,9 +132,12 @@ def main() -> None:
         arrays, _ = load_checkpoint(args.checkpoint)
         sizes = network_sizes_for(load_sacbot_settings(), read_meta(args.checkpoint))
         actor = FastActor({k: v for k, v in arrays.items() if k.startswith(ACTOR_PREFIX)}, sizes)
+        if args.movement == "surf" and not sizes.threat_inputs:
+            raise UserError(f"{args.checkpoint}: --movement surf reads the threat inputs, which it has not")
         for opponent in args.opponents.split(","):
             for seed in (int(s) for s in args.seeds.split(",")):
-                print(duel(actor, args.checkpoint, opponent, args.rounds, seed, args.power), flush=True)
+                line = duel(actor, args.checkpoint, opponent, args.rounds, seed, args.power, args.movement)
+                print(line, flush=True)
     except (UserError, OSError, ValueError) as exc:
         raise SystemExit(f"inprocess_duel: {exc}") from None
 

@@ -69,3 +69,16 @@ def test_inprocess_duel_prints_rounds_won_and_hit_shares_per_seed() -> None:
     bad = _run("scripts/inprocess_duel.py", str(SHIPPED_ACTOR), "Target", "--power", "4")
     assert bad.returncode != 0
     assert bad.stderr.strip() == "inprocess_duel: --power must lie in [0.1, 3], not 4.0"
+
+
+def test_inprocess_duel_plays_the_actors_gun_with_the_surfing_teachers_movement() -> None:
+    """`--movement surf`: the shipped actor's gun, the surfing teacher's turn and speed; the line is the
+    same, the movement not the actor's (its reversals against Surfer differ from its own play's)."""
+    runs = {}
+    for movement in ((), ("--movement", "surf")):
+        done = _run("scripts/inprocess_duel.py", str(SHIPPED_ACTOR), "Surfer", "--rounds", "2", *movement)
+        assert done.returncode == 0, done.stderr
+        moved = re.search(r"won (\d) of 2; .* reversals ([\d.]+) a round", done.stdout)
+        assert moved is not None, done.stdout
+        runs[movement] = float(moved.group(2))
+    assert runs[()] != runs[("--movement", "surf")]
