@@ -38,6 +38,7 @@ from sacbot.runtime.startup import (
     network_sizes_for,
     shipped_kickstart,
     shipped_kickstart_filter,
+    shipped_teacher_surf,
     start_meta,
 )
 from sacbot.settings import load_sacbot_settings
@@ -74,6 +75,7 @@ def test_the_shipped_actor_verifies_and_carries_its_provenance() -> None:
     assert float(np.exp(arrays[TEMPERATURE])) < 1e-3
     assert meta.extra["radar_mode"] == "lock" and meta.extra["kickstart"] == 50.0
     assert meta.extra["kickstart_filter"] is True and meta.network_sizes["angle_inputs"] is True
+    assert meta.extra["teacher_surf"] is True  # fine-tuned with the surfing teacher
     assert meta.network_sizes["log_std_max"] == -2.0  # the campaign's bound on the policy's spread
     provenance = meta.extra["provenance"]
     assert provenance["campaign"] == "past-teacher"
@@ -203,14 +205,16 @@ def test_a_training_start_takes_the_shipped_actors_teacher_term(
     settings'."""
     shipped = tmp_path / "shipped.zip"
     sac = SacTrainer(TrainerConfig(device="cpu", replay_capacity=64))
-    extra = {"kickstart": 50.0, "kickstart_filter": True}
+    extra = {"kickstart": 50.0, "kickstart_filter": True, "teacher_surf": True}
     meta = CheckpointMeta(network_sizes=sac.network_sizes(), extra=extra)
     save_checkpoint(shipped, sac.actor_arrays(), meta)
     empty = tmp_path / "weights"
     start = choose_start(None, empty, None, specs, actor_only=False, shipped=shipped)
     assert start.shipped and shipped_kickstart(start, 0.0) == 50.0 and shipped_kickstart_filter(start, False)
+    assert shipped_teacher_surf(start, False)
     fresh = choose_start(None, empty, None, specs, actor_only=False, shipped=None)
     assert shipped_kickstart(fresh, 0.0) == 0.0 and not shipped_kickstart_filter(fresh, False)
+    assert not shipped_teacher_surf(fresh, False)
     # An actor archive written before it kept the temperature (the actor's arrays alone) still starts.
     assert start.arrays is not None and TEMPERATURE not in start.arrays
 
@@ -265,6 +269,10 @@ def test_a_training_start_from_the_shipped_actor_keeps_its_temperature_warms_up_
     assert "critics warm up: the first 2 updates step the critics alone" in log
     held = "anchor 50: the actor is held near the one this game started from"
     assert f"{held} (its movement entries at 0.5 of the gun's)" in log
+    assert (
+        "surfing teacher: its speed goes where the enemy's bullets have hit us least (the shipped actor's"
+        in log
+    )
     metrics = (tmp_path / "weights" / "training_metrics.jsonl").read_text().splitlines()
     trained = [m for m in map(json.loads, metrics) if m.get("updates")]
     assert trained and all(m["alpha"] < 1e-3 for m in trained)  # the shipped actor's ~8e-5, not 0.2

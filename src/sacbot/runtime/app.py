@@ -141,6 +141,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         radar_mode_for,
         shipped_kickstart,
         shipped_kickstart_filter,
+        shipped_teacher_surf,
         sizes_said,
         target_entropy_for,
     )
@@ -151,7 +152,11 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     sizes = network_sizes_for(settings, first_meta)
 
     def make_trainer(
-        kickstart: float, kickstart_filter: bool, critic_warmup: int = 0, anchor: float = 0.0
+        kickstart: float,
+        kickstart_filter: bool,
+        teacher_surf: bool,
+        critic_warmup: int = 0,
+        anchor: float = 0.0,
     ) -> SacTrainer:
         return SacTrainer(
             TrainerConfig(
@@ -165,7 +170,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 kickstart_floor=settings.kickstart_floor,
                 kickstart_movement=settings.kickstart_movement,
                 kickstart_movement_from=settings.kickstart_movement_from,
-                teacher_surf=settings.teacher_surf,
+                teacher_surf=teacher_surf,
                 kickstart_filter=kickstart_filter,
                 self_imitation=settings.self_imitation,
                 hindsight_aim=settings.hindsight_aim,
@@ -182,7 +187,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
             )
         )
 
-    sac = make_trainer(settings.kickstart, settings.kickstart_filter)
+    sac = make_trainer(settings.kickstart, settings.kickstart_filter, settings.teacher_surf)
     start = choose_start(
         settings.checkpoint,
         weights,
@@ -193,15 +198,19 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     )
     radar_mode, radar_source = radar_mode_for(settings.radar_mode, start.meta)
     kickstart, kickstart_filter = settings.kickstart, settings.kickstart_filter
+    teacher_surf = settings.teacher_surf
     if not eval_mode:  # the shipped actor trains on with the teacher's term it learnt, unless settings say
         if "kickstart" not in settings.model_fields_set:
             kickstart = shipped_kickstart(start, kickstart)
         if "kickstart_filter" not in settings.model_fields_set:
             kickstart_filter = shipped_kickstart_filter(start, kickstart_filter)
+        if "teacher_surf" not in settings.model_fields_set:
+            teacher_surf = shipped_teacher_surf(start, teacher_surf)
         # An actor archive's actor under fresh critics: their warm-up, then the anchor (`startup`).
         fine_tune = (critic_warmup_for(settings.critic_warmup, start), anchor_for(settings.anchor, start))
-        if (kickstart, kickstart_filter, *fine_tune) != (settings.kickstart, settings.kickstart_filter, 0, 0):
-            sac = make_trainer(kickstart, kickstart_filter, *fine_tune)
+        chosen = (kickstart, kickstart_filter, teacher_surf, *fine_tune)
+        if chosen != (settings.kickstart, settings.kickstart_filter, settings.teacher_surf, 0, 0):
+            sac = make_trainer(*chosen)
     # The critics' bullet inputs are stored with each training transition; an eval has no use for them.
     sizes = sac.config.sizes
     features = AgentFeatures(
@@ -329,7 +338,12 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
     if settings.hindsight_aim > 0.0 and not eval_mode:
         _say(f"hindsight aim {settings.hindsight_aim:g}: the gun learns where each shot would have hit")
     if sac.config.teacher_surf and kickstart > 0.0 and not eval_mode:
-        _say("surfing teacher: its speed goes where the enemy's bullets have hit us least")
+        whose = (
+            ""
+            if teacher_surf == settings.teacher_surf
+            else " (the shipped actor's; SACBOT_TEACHER_SURF overrides)"
+        )
+        _say(f"surfing teacher: its speed goes where the enemy's bullets have hit us least{whose}")
     if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
         how = ", Q-filtered" if kickstart_filter else ""
         _say(f"kickstart {kickstart:g}{how} (the shipped actor's; SACBOT_KICKSTART[_FILTER] override)")

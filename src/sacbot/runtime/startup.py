@@ -239,6 +239,13 @@ def shipped_kickstart_filter(start: StartWeights, setting: bool) -> bool:
     return trained if isinstance(trained, bool) else setting
 
 
+def shipped_teacher_surf(start: StartWeights, setting: bool) -> bool:
+    """Whether a training start's teacher surfs when SACBOT_TEACHER_SURF is unset: as the shipped actor's
+    did (`extra.teacher_surf`; an archive from before the setting: no), else the setting's default."""
+    trained = _shipped_trained(start, "teacher_surf")
+    return trained if isinstance(trained, bool) else setting
+
+
 def actor_specs(specs: ArraySpecs) -> ArraySpecs:
     return {name: spec for name, spec in specs.items() if name.startswith(ACTOR_PREFIX)}
 
