@@ -190,6 +190,12 @@ def _shipped_trained(start: StartWeights, key: str) -> object:
     return start.meta.extra.get(key) if start.shipped and start.meta is not None else None
 
 
+def _shipped_flag(start: StartWeights, key: str, setting: bool) -> bool:
+    """The shipped actor's switch `extra[key]` where it has one, else `setting`."""
+    trained = _shipped_trained(start, key)
+    return trained if isinstance(trained, bool) else setting
+
+
 # A training start with fresh critics under a trained actor (an actor archive, the shipped actor's
 # included): so many updates step the critics alone before the actor moves (`TrainerConfig.critic_warmup`),
 # and then the anchor term at this weight holds the actor near the one it started from
@@ -235,15 +241,13 @@ def shipped_kickstart(start: StartWeights, setting: float) -> float:
 def shipped_kickstart_filter(start: StartWeights, setting: bool) -> bool:
     """Whether a training start Q-filters the teacher's term when SACBOT_KICKSTART_FILTER is unset: as the
     shipped actor learnt it (`extra.kickstart_filter`), else the setting's default."""
-    trained = _shipped_trained(start, "kickstart_filter")
-    return trained if isinstance(trained, bool) else setting
+    return _shipped_flag(start, "kickstart_filter", setting)
 
 
 def shipped_teacher_surf(start: StartWeights, setting: bool) -> bool:
     """Whether a training start's teacher surfs when SACBOT_TEACHER_SURF is unset: as the shipped actor's
     did (`extra.teacher_surf`; an archive from before the setting: no), else the setting's default."""
-    trained = _shipped_trained(start, "teacher_surf")
-    return trained if isinstance(trained, bool) else setting
+    return _shipped_flag(start, "teacher_surf", setting)
 
 
 def actor_specs(specs: ArraySpecs) -> ArraySpecs:
