@@ -26,6 +26,7 @@ from sacbot.errors import UserError
 from sacbot.opponents import ClassicBot
 from sacbot.opponents.sampling import LeagueConfig
 from sacbot.protocol import BotIntent, GameStartedEventForBot, TickEventForBot
+from sacbot.settings import load_sacbot_settings
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +212,9 @@ def test_train_fast_plays_frozen_snapshots_of_itself(tmp_path: Path) -> None:
             league_config=LeagueConfig(
                 sampling="pfsp", snapshot_every=300, snapshot_cap=2, snapshot_weight=2.0
             ),
-            radar_mode="lock", aim_shaping=0.0, kickstart=0.0,
+            settings=load_sacbot_settings().model_copy(
+                update={"radar_mode": "lock", "aim_shaping": 0.0, "kickstart": 0.0}
+            ),
         )  # fmt: skip
 
     out = tmp_path / "a"

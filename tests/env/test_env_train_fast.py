@@ -18,6 +18,7 @@ from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import latest_path, load_for_game, opponent_best_path, read_meta, restore_trainer
 from sacbot.env.train import train_fast
 from sacbot.errors import UserError
+from sacbot.settings import load_sacbot_settings
 
 
 def test_train_fast_writes_resumable_checkpoints_and_best_slots(tmp_path: Path) -> None:
@@ -259,8 +260,9 @@ def test_train_fast_plays_with_coloured_noise_when_the_setting_says(tmp_path: Pa
     lag1 = {}
     for beta in (0.0, 2.0):
         out = tmp_path / f"beta{beta:g}"
+        coloured = load_sacbot_settings().model_copy(update={"noise_beta": beta})
         train_fast("SpinBot", out, steps=1600, envs=4, seed=3, updates_per_step=0.0, max_turns=400,
-                   noise_beta=beta, replay_keep=10_000)  # fmt: skip
+                   settings=coloured, replay_keep=10_000)  # fmt: skip
         assert (meta := read_meta(latest_path(out))) is not None and meta.extra["noise_beta"] == beta
         replay = load_replay(out / "replay.npz", sizes.state_dim, sizes.action_dim, sizes.hidden)
         pre = np.arctanh(np.clip(replay["action"], -0.999, 0.999))  # mu + std * eps, per step

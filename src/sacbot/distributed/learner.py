@@ -145,11 +145,15 @@ def train_ray(
     if steps < 1 or envs < 1 or runners < 1 or chunk_steps < 1 or utd < 0 or not math.isfinite(utd):
         raise UserError("--steps, --envs, --runners must be at least 1 and the UTD ratio 0 or more", 2)
     from sacbot.agent.trainer import SacTrainer
-    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import latest_path
-    from sacbot.env.fast_saver import FastSaver, resume, resumed_meta
+    from sacbot.env.fast_saver import FastSaver, resume, resumed_meta, training_record
     from sacbot.runtime.learner import AgentLearner
-    from sacbot.runtime.startup import network_sizes_for, radar_mode_for, target_entropy_for
+    from sacbot.runtime.startup import (
+        network_sizes_for,
+        radar_mode_for,
+        target_entropy_for,
+        trainer_config_for,
+    )
     from sacbot.settings import load_sacbot_settings
 
     out = Path(out)
@@ -162,23 +166,16 @@ def train_ray(
     radar_mode, _ = radar_mode_for(settings.radar_mode, resumed)
     sizes = network_sizes_for(settings, resumed)
     trainer = SacTrainer(
-        TrainerConfig(
-            sizes=sizes, device=settings.device if device is None else device, seed=seed,
-            kickstart=settings.kickstart, kickstart_anneal=settings.kickstart_anneal,
-            kickstart_anneal_from=settings.kickstart_anneal_from, kickstart_floor=settings.kickstart_floor,
-            kickstart_movement=settings.kickstart_movement,
-            kickstart_movement_from=settings.kickstart_movement_from,
-            teacher_surf=settings.teacher_surf,
-            kickstart_filter=settings.kickstart_filter, self_imitation=settings.self_imitation,
-            hindsight_aim=settings.hindsight_aim, hindsight_steps=settings.hindsight_steps,
-            hindsight_trigger=settings.hindsight_trigger, hindsight_distance=settings.hindsight_distance,
-            hindsight_target=settings.hindsight_target,
-            n_step=settings.n_step,
+        trainer_config_for(
+            settings,
+            sizes,
+            device=settings.device if device is None else device,
+            seed=seed,
             target_entropy=target_entropy_for(settings.target_entropy, resumed),
-            critic_warmup=settings.critic_warmup or 0, anchor=settings.anchor or 0.0,
-            anchor_movement=settings.anchor_movement,
+            critic_warmup=settings.critic_warmup or 0,
+            anchor=settings.anchor or 0.0,
         )
-    )  # fmt: skip
+    )
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
     resume(out, learner, replay_keep, say)
@@ -186,29 +183,8 @@ def train_ray(
         import torch
 
         torch.set_num_threads(torch_threads)
-    trained_with = {
-        "opponents": list(names), "sampling": "spread", "radar_mode": radar_mode,
-        "aim_shaping": settings.aim_shaping, "close_shaping": settings.close_shaping,
-        "surf_shaping": settings.surf_shaping,
-        "kickstart": settings.kickstart,
-        "kickstart_anneal": settings.kickstart_anneal, "kickstart_filter": settings.kickstart_filter,
-        "kickstart_anneal_from": settings.kickstart_anneal_from, "kickstart_floor": settings.kickstart_floor,
-        "kickstart_movement": settings.kickstart_movement,
-        "kickstart_movement_from": settings.kickstart_movement_from,
-        "teacher_surf": settings.teacher_surf,
-        "self_imitation": settings.self_imitation, "hindsight_aim": settings.hindsight_aim,
-        "hindsight_steps": settings.hindsight_steps, "hindsight_trigger": settings.hindsight_trigger,
-        "hindsight_distance": settings.hindsight_distance, "hindsight_target": settings.hindsight_target,
-        "noise_beta": settings.noise_beta,
-        "gun_spread": settings.gun_spread,
-        "n_step": settings.n_step, "target_entropy": trainer.config.entropy_target(),
-        "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
-        "lead_inputs": sizes.lead_inputs,
-        "wave_inputs": sizes.wave_inputs, "threat_inputs": sizes.threat_inputs,
-        "bullet_inputs": sizes.bullet_inputs,
-        "gun_offset": sizes.gun_offset,
-        "ray_runners": runners,
-    }  # fmt: skip
+    trained_with = training_record(settings, trainer.config, radar_mode, names, "spread")
+    trained_with["ray_runners"] = runners
     saver = FastSaver(out, names, best_window, trained_with)
     ray = init_ray(address, num_cpus)
     from ray.exceptions import ActorDiedError, RayError

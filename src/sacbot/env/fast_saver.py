@@ -44,8 +44,10 @@ from sacbot.runtime.saver import keep_replay, offer_window
 from sacbot.runtime.scoring import ShareWindow
 
 if TYPE_CHECKING:
+    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.env.league import FastLeague
     from sacbot.runtime.learner import AgentLearner
+    from sacbot.settings import SacbotSettings
     from sacbot.tensorboard import TensorBoardSink
 
 FAST_SCORE_KIND = "fast_score_share"  # the slots' score kind: fast_score_share_last_<best_window>
@@ -177,4 +179,41 @@ def resumed_meta(out: Path) -> CheckpointMeta | None:
         return None  # restoring it fails later with its own clear line
 
 
-__all__ = ["FAST_SCORE_KIND", "FastSaver", "resume", "resumed_meta", "save_slots"]
+# The networks' input flags a pretraining run also records beside its recipe (`training_record`).
+_INPUT_FLAGS = (
+    "angle_inputs",
+    "energy_inputs",
+    "lead_inputs",
+    "wave_inputs",
+    "threat_inputs",
+    "bullet_inputs",
+    "gun_offset",
+)
+
+
+def training_record(
+    settings: SacbotSettings, config: TrainerConfig, radar_mode: str, opponents: Sequence[str], sampling: str
+) -> dict[str, object]:
+    """What a pretraining run (train-fast, `--ray`) writes into its checkpoints' `extra`: the opponents and
+    how they were drawn, the radar mode and the shaping it played with, the training recipe as its trainer
+    runs it (`RECIPE_SETTINGS`; `sacbot play` reads the teacher's back from a start), the exploration
+    noise, the entropy target and the networks' input flags."""
+    from sacbot.runtime.startup import RECIPE_SETTINGS
+
+    record: dict[str, object] = {
+        "opponents": list(opponents),
+        "sampling": sampling,
+        "radar_mode": radar_mode,
+        "aim_shaping": settings.aim_shaping,
+        "close_shaping": settings.close_shaping,
+        "surf_shaping": settings.surf_shaping,
+    }
+    record.update({name: getattr(config, name) for name in RECIPE_SETTINGS})
+    record["noise_beta"] = settings.noise_beta
+    record["gun_spread"] = settings.gun_spread
+    record["target_entropy"] = config.entropy_target()
+    record.update({name: getattr(config.sizes, name) for name in _INPUT_FLAGS})
+    return record
+
+
+__all__ = ["FAST_SCORE_KIND", "FastSaver", "resume", "resumed_meta", "save_slots", "training_record"]

@@ -34,7 +34,6 @@ Rounds against snapshots train the learner like any other round, but stay out of
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -44,9 +43,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sacbot.agent.features import RadarMode
 from sacbot.agent.sizes import NetworkSizes
-from sacbot.env.fast_saver import FastSaver, resume, resumed_meta
+from sacbot.env.fast_saver import FastSaver, resume, resumed_meta, training_record
 from sacbot.env.league import FastLeague, parse_weighted_opponents
 from sacbot.env.round_buffer import RoundBuffer, store_round
 from sacbot.env.vector import VecTankRoyaleEnv
@@ -54,7 +52,7 @@ from sacbot.errors import UserError
 from sacbot.opponents.sampling import LeagueConfig
 
 if TYPE_CHECKING:
-    from sacbot.agent.options import HindsightDistance, HindsightTarget
+    from sacbot.settings import SacbotSettings
 
 TEACHER_NOISE = 0.3  # std of the noise on the teacher's actions while it leads (`teacher_lead`)
 
@@ -86,31 +84,8 @@ def train_fast(
     save_every: int = 20_000,
     sync_every: int = 50,
     best_window: int = 10,
-    device: str | None = None,
     max_turns: int | None = 5_000,
-    radar_mode: str | None = None,
-    aim_shaping: float | None = None,
-    close_shaping: float | None = None,
-    surf_shaping: float | None = None,
-    kickstart: float | None = None,
-    kickstart_anneal: int | None = None,
-    kickstart_anneal_from: int | None = None,
-    kickstart_floor: float | None = None,
-    kickstart_movement: float | None = None,
-    kickstart_movement_from: int | None = None,
-    kickstart_filter: bool | None = None,
-    self_imitation: float | None = None,
-    hindsight_aim: float | None = None,
-    hindsight_steps: int | None = None,
-    hindsight_trigger: float | None = None,
-    hindsight_distance: HindsightDistance | None = None,
-    hindsight_target: HindsightTarget | None = None,
-    n_step: int | None = None,
-    target_entropy: float | None = None,
-    critic_warmup: int | None = None,
-    anchor: float | None = None,
-    noise_beta: float | None = None,
-    gun_spread: float | None = None,
+    settings: SacbotSettings | None = None,
     sizes: NetworkSizes | None = None,
     teacher_lead: int = 0,
     torch_threads: int | None = 1,
@@ -121,7 +96,10 @@ def train_fast(
     tensorboard: str | os.PathLike[str] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> FastTrainingSummary:
-    """Train for `steps` environment steps (summed over the arenas) and write checkpoints into `out`."""
+    """Train for `steps` environment steps (summed over the arenas) and write checkpoints into `out`, with
+    `settings` (the SACBOT_* variables `sacbot play` reads when None: the radar mode, the shaping, the
+    training recipe, the exploration noise) and networks of `sizes` (None: the settings', else those of the
+    run resumed)."""
     # Bad input fails before torch is even imported.
     weighted = parse_weighted_opponents(opponents)
     if tensorboard is not None:
@@ -143,115 +121,45 @@ def train_fast(
     from sacbot.agent.exploration import WideGun
     from sacbot.agent.inference import FastActor
     from sacbot.agent.trainer import SacTrainer
-    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.checkpoint import latest_path
     from sacbot.runtime.learner import AgentLearner
-    from sacbot.runtime.startup import sizes_said
+    from sacbot.runtime.startup import (
+        network_sizes_for,
+        radar_mode_for,
+        sizes_said,
+        target_entropy_for,
+        trainer_config_for,
+    )
+    from sacbot.settings import load_sacbot_settings
 
     if steps < 1 or envs < 1 or updates_per_step < 0:
         raise UserError("--steps and --envs must be at least 1, --updates-per-step at least 0", exit_code=2)
+    if teacher_lead < 0:
+        raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} exists and is not a folder", exit_code=2)
     out.mkdir(parents=True, exist_ok=True)
     say = log or (lambda line: None)
 
-    # The arenas first: worker processes are forked before torch starts any thread.
-    if None in (
-        device,
-        radar_mode,
-        aim_shaping,
-        close_shaping,
-        surf_shaping,
-        kickstart,
-        kickstart_anneal,
-        kickstart_anneal_from,
-        kickstart_floor,
-        kickstart_movement,
-        kickstart_movement_from,
-        kickstart_filter,
-        self_imitation,
-        hindsight_aim,
-        hindsight_steps,
-        hindsight_trigger,
-        hindsight_distance,
-        hindsight_target,
-        n_step,
-        target_entropy,
-        critic_warmup,
-        anchor,
-        noise_beta,
-        gun_spread,
-        sizes,
-    ):
-        # As `sacbot play` does (SACBOT_RADAR_MODE, SACBOT_AIM_SHAPING, SACBOT_KICKSTART, ...): training sees
-        # what play will see.
-        from sacbot.runtime.startup import network_sizes_for, radar_mode_for, target_entropy_for
-        from sacbot.settings import load_sacbot_settings
-
+    # The settings as `sacbot play` reads them (SACBOT_RADAR_MODE, SACBOT_KICKSTART, ...) unless given:
+    # training sees what play will see.
+    if settings is None:
         settings = load_sacbot_settings()
-        resumed = resumed_meta(Path(out))
-        if radar_mode is None:
-            radar_mode, _ = radar_mode_for(settings.radar_mode, resumed)
-        device = settings.device if device is None else device
-        aim_shaping = settings.aim_shaping if aim_shaping is None else aim_shaping
-        close_shaping = settings.close_shaping if close_shaping is None else close_shaping
-        surf_shaping = settings.surf_shaping if surf_shaping is None else surf_shaping
-        kickstart = settings.kickstart if kickstart is None else kickstart
-        kickstart_anneal = settings.kickstart_anneal if kickstart_anneal is None else kickstart_anneal
-        if kickstart_anneal_from is None:
-            kickstart_anneal_from = settings.kickstart_anneal_from
-        kickstart_floor = settings.kickstart_floor if kickstart_floor is None else kickstart_floor
-        if kickstart_movement is None:
-            kickstart_movement = settings.kickstart_movement
-        if kickstart_movement_from is None:
-            kickstart_movement_from = settings.kickstart_movement_from
-        kickstart_filter = settings.kickstart_filter if kickstart_filter is None else kickstart_filter
-        self_imitation = settings.self_imitation if self_imitation is None else self_imitation
-        hindsight_aim = settings.hindsight_aim if hindsight_aim is None else hindsight_aim
-        hindsight_steps = settings.hindsight_steps if hindsight_steps is None else hindsight_steps
-        hindsight_trigger = settings.hindsight_trigger if hindsight_trigger is None else hindsight_trigger
-        hindsight_distance = settings.hindsight_distance if hindsight_distance is None else hindsight_distance
-        hindsight_target = settings.hindsight_target if hindsight_target is None else hindsight_target
-        n_step = settings.n_step if n_step is None else n_step
-        noise_beta = settings.noise_beta if noise_beta is None else noise_beta
-        gun_spread = settings.gun_spread if gun_spread is None else gun_spread
-        if target_entropy is None:
-            target_entropy = target_entropy_for(settings.target_entropy, resumed)
-        if critic_warmup is None:
-            critic_warmup = settings.critic_warmup or 0
-        if anchor is None:
-            anchor = settings.anchor or 0.0
-        if sizes is None:
-            sizes = network_sizes_for(settings, resumed)
-    assert aim_shaping is not None and kickstart is not None and kickstart_anneal is not None
-    assert close_shaping is not None and surf_shaping is not None and device is not None
-    assert critic_warmup is not None and anchor is not None
-    assert n_step is not None and sizes is not None and kickstart_filter is not None
-    assert self_imitation is not None and kickstart_anneal_from is not None and kickstart_floor is not None
-    assert kickstart_movement is not None and kickstart_movement_from is not None and noise_beta is not None
-    assert gun_spread is not None and hindsight_aim is not None and hindsight_steps is not None
-    assert hindsight_trigger is not None and hindsight_distance is not None and hindsight_target is not None
-    if teacher_lead < 0:
-        raise UserError("--teacher-lead must be 0 or more environment steps", exit_code=2)
-    if not (kickstart >= 0.0 and math.isfinite(kickstart)):
-        raise UserError(f"kickstart must be 0 (off) or more, not {kickstart!r}", exit_code=2)
-    if not 0.0 <= noise_beta <= 3.0:
-        raise UserError(f"noise_beta must lie in [0, 3] (0 white, 1 pink, 2 red), not {noise_beta!r}", 2)
-    if not 1.0 <= gun_spread <= 10.0:
-        raise UserError(f"gun_spread must lie in [1, 10] (1: the policy's own spread), not {gun_spread!r}", 2)
-    if radar_mode not in ("spin", "lock"):
-        raise UserError(f"radar_mode must be 'spin' or 'lock', not {radar_mode!r}", exit_code=2)
-    mode: RadarMode = "lock" if radar_mode == "lock" else "spin"
+    resumed = resumed_meta(out)
+    mode, _ = radar_mode_for(settings.radar_mode, resumed)
+    if sizes is None:
+        sizes = network_sizes_for(settings, resumed)
+    # The arenas first: worker processes are forked before torch starts any thread.
     vec = VecTankRoyaleEnv(
         envs,
         names,
         max_turns=max_turns,
         workers=workers,
         radar_mode=mode,
-        aim_shaping=aim_shaping,
-        close_shaping=close_shaping,
-        surf_shaping=surf_shaping,
+        aim_shaping=settings.aim_shaping,
+        close_shaping=settings.close_shaping,
+        surf_shaping=settings.surf_shaping,
         wave_inputs=sizes.wave_inputs,
         bullet_inputs=sizes.bullet_inputs,
         gun_offset=sizes.gun_offset,
@@ -260,29 +168,14 @@ def train_fast(
         opponent_source=None if league is None else league.opponent_for,
     )
     trainer = SacTrainer(
-        TrainerConfig(
-            sizes=sizes,
-            device=device,
+        trainer_config_for(
+            settings,
+            sizes,
+            device=settings.device,
             seed=seed,
-            kickstart=kickstart,
-            kickstart_anneal=kickstart_anneal,
-            kickstart_anneal_from=kickstart_anneal_from,
-            kickstart_floor=kickstart_floor,
-            kickstart_movement=kickstart_movement,
-            kickstart_movement_from=kickstart_movement_from,
-            teacher_surf=settings.teacher_surf,
-            kickstart_filter=kickstart_filter,
-            self_imitation=self_imitation,
-            hindsight_aim=hindsight_aim,
-            hindsight_steps=hindsight_steps,
-            hindsight_trigger=hindsight_trigger,
-            hindsight_distance=hindsight_distance,
-            hindsight_target=hindsight_target,
-            n_step=n_step,
-            target_entropy=target_entropy,
-            critic_warmup=critic_warmup,
-            anchor=anchor,
-            anchor_movement=settings.anchor_movement,
+            target_entropy=target_entropy_for(settings.target_entropy, resumed),
+            critic_warmup=settings.critic_warmup or 0,
+            anchor=settings.anchor or 0.0,
         )
     )
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
@@ -308,43 +201,22 @@ def train_fast(
         from sacbot.tensorboard import TensorBoardSink
 
         board = TensorBoardSink(Path(tensorboard), start_step=trainer.env_steps, window=best_window)
-    trained_with = {
-        "opponents": list(names), "sampling": "spread" if league_config is None else league_config.sampling,
-        "radar_mode": radar_mode, "aim_shaping": aim_shaping, "close_shaping": close_shaping,
-        "surf_shaping": surf_shaping,
-        "kickstart": kickstart,
-        "kickstart_anneal": kickstart_anneal, "kickstart_anneal_from": kickstart_anneal_from,
-        "kickstart_floor": kickstart_floor, "kickstart_movement": kickstart_movement,
-        "kickstart_movement_from": kickstart_movement_from, "teacher_surf": settings.teacher_surf,
-        "kickstart_filter": kickstart_filter,
-        "self_imitation": self_imitation, "hindsight_aim": hindsight_aim,
-        "hindsight_steps": trainer.config.hindsight_steps,
-        "hindsight_trigger": trainer.config.hindsight_trigger,
-        "hindsight_distance": trainer.config.hindsight_distance,
-        "hindsight_target": trainer.config.hindsight_target,
-        "n_step": n_step, "noise_beta": noise_beta,
-        "gun_spread": gun_spread,
-        "target_entropy": trainer.config.entropy_target(),
-        "angle_inputs": sizes.angle_inputs, "energy_inputs": sizes.energy_inputs,
-        "lead_inputs": sizes.lead_inputs,
-        "wave_inputs": sizes.wave_inputs, "threat_inputs": sizes.threat_inputs,
-        "bullet_inputs": sizes.bullet_inputs,
-        "gun_offset": sizes.gun_offset,
-    }  # fmt: skip
+    sampling = "spread" if league_config is None else league_config.sampling
+    trained_with = training_record(settings, trainer.config, mode, names, sampling)
     saver = FastSaver(out, names, best_window, trained_with, board=board, league=league)
     lead_rng = np.random.default_rng(seed + 1)
     actor = FastActor(trainer.actor_arrays(), sizes, seed=seed)
     # Coloured exploration noise: one stream per arena, restarted with each round (None: the actor's white
     # draws, as before). Seeded from where the run stands, so a resumed run draws on.
     noise = None
-    if noise_beta > 0.0:
+    if settings.noise_beta > 0.0:
         from sacbot.agent.exploration import ColouredNoise
 
-        noise = ColouredNoise(noise_beta, envs, sizes.action_dim, seed=seed + 2 + trainer.env_steps)
+        noise = ColouredNoise(settings.noise_beta, envs, sizes.action_dim, seed=seed + 2 + trainer.env_steps)
     # A wider gun turn (gun_spread > 1), seeded like the noise above; None: the draws as they are.
     wide = None
-    if gun_spread != 1.0:
-        wide = WideGun(gun_spread, envs, sizes.action_dim, seed=seed + 3 + trainer.env_steps)
+    if settings.gun_spread != 1.0:
+        wide = WideGun(settings.gun_spread, envs, sizes.action_dim, seed=seed + 3 + trainer.env_steps)
     obs, _ = vec.reset(seed=seed + trainer.env_steps)  # a resumed run does not replay the same games
     hidden = np.zeros((envs, actor.hidden_dim), np.float32)
     observed_dim = sizes.observed_dim

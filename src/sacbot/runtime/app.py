@@ -125,7 +125,6 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
 
     from sacbot.agent.exploration import ColouredNoise
     from sacbot.agent.trainer import SacTrainer
-    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.runtime.channel import DropOldestChannel
     from sacbot.runtime.learner import AgentFeatures, AgentLearner, make_fast_actor
     from sacbot.runtime.policy import RealtimePolicy
@@ -144,6 +143,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         shipped_teacher_surf,
         sizes_said,
         target_entropy_for,
+        trainer_config_for,
     )
     from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
@@ -159,30 +159,18 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         anchor: float = 0.0,
     ) -> SacTrainer:
         return SacTrainer(
-            TrainerConfig(
-                sizes=sizes,
+            trainer_config_for(
+                settings,
+                sizes,
                 device=settings.device,
                 seed=settings.seed or 0,
                 batch_size=settings.batch_size,
-                kickstart=kickstart,
-                kickstart_anneal=settings.kickstart_anneal,
-                kickstart_anneal_from=settings.kickstart_anneal_from,
-                kickstart_floor=settings.kickstart_floor,
-                kickstart_movement=settings.kickstart_movement,
-                kickstart_movement_from=settings.kickstart_movement_from,
-                teacher_surf=teacher_surf,
-                kickstart_filter=kickstart_filter,
-                self_imitation=settings.self_imitation,
-                hindsight_aim=settings.hindsight_aim,
-                hindsight_steps=settings.hindsight_steps,
-                hindsight_trigger=settings.hindsight_trigger,
-                hindsight_distance=settings.hindsight_distance,
-                hindsight_target=settings.hindsight_target,
-                n_step=settings.n_step,
                 fresh_fraction=settings.fresh_fraction,
+                kickstart=kickstart,
+                kickstart_filter=kickstart_filter,
+                teacher_surf=teacher_surf,
                 critic_warmup=critic_warmup,
                 anchor=anchor,
-                anchor_movement=settings.anchor_movement,
                 target_entropy=target_entropy_for(settings.target_entropy, first_meta),
             )
         )

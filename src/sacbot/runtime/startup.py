@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from sacbot.checkpoint import (
 from sacbot.errors import UserError
 
 if TYPE_CHECKING:
+    from sacbot.agent.trainer_config import TrainerConfig
     from sacbot.settings import SacbotSettings
 
 ArraySpecs = dict[str, tuple[tuple[int, ...], str]]
@@ -163,6 +164,39 @@ def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> 
         gun_offset=gun_offset_for(settings.gun_offset, meta),
         log_std_max=log_std_max_for(settings.log_std_max, meta),
     )
+
+
+# The settings every learner shell (`sacbot play`'s trainer, train-fast, the Ray learner) hands its trainer as
+# they are: the training recipe. Each shell chooses the rest (`trainer_config_for`).
+RECIPE_SETTINGS = (
+    "kickstart",
+    "kickstart_anneal",
+    "kickstart_anneal_from",
+    "kickstart_floor",
+    "kickstart_movement",
+    "kickstart_movement_from",
+    "kickstart_filter",
+    "teacher_surf",
+    "self_imitation",
+    "hindsight_aim",
+    "hindsight_steps",
+    "hindsight_trigger",
+    "hindsight_distance",
+    "hindsight_target",
+    "n_step",
+    "anchor_movement",
+)
+
+
+def trainer_config_for(settings: SacbotSettings, sizes: NetworkSizes, **chosen: Any) -> TrainerConfig:
+    """The trainer's configuration for networks of `sizes`: the recipe's settings (`RECIPE_SETTINGS`) as
+    they are, then what the shell chose (`chosen`, TrainerConfig's fields: its device, seed, entropy target
+    and critics' warm-up, or a recipe setting it overrides, as play does for the shipped actor's teacher)."""
+    from sacbot.agent.trainer_config import TrainerConfig
+
+    values: dict[str, Any] = {name: getattr(settings, name) for name in RECIPE_SETTINGS}
+    values.update(chosen)
+    return TrainerConfig(sizes=sizes, **values)
 
 
 def start_meta(
