@@ -220,6 +220,25 @@ def test_bench_commands_print_json() -> None:
     assert r.returncode != 0 and "Traceback" not in r.stderr
 
 
+def test_bench_trainer_measures_the_recipe_of_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    recipe = {"SACBOT_THREAT_INPUTS": "1", "SACBOT_KICKSTART": "50", "SACBOT_TEACHER_SURF": "1"}
+    for name, value in {**recipe, "SACBOT_HINDSIGHT_AIM": "50", "SACBOT_TARGET_ENTROPY": "-8"}.items():
+        monkeypatch.setenv(name, value)
+    r = _sacbot("bench", "trainer", "--json", "--seconds", "0.5", "--batch", "8", "--recipe")
+    assert r.returncode == 0, r.stderr
+    figures = json.loads(r.stdout)
+    assert figures["updates"] > 0
+    assert figures["recipe"] == {
+        "kickstart": 50.0,
+        "teacher_surf": True,
+        "hindsight_aim": 50.0,
+        "threat_inputs": True,
+        "target_entropy": -8.0,
+    }
+    r = _sacbot("bench", "trainer", "--json", "--seconds", "0.5", "--recipe", "--compare-eager")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--compare-eager" in r.stderr
+
+
 def test_inconsistent_arrays_never_reach_the_kernel() -> None:
     arrays = torch_arrays(Actor(NetworkSizes()))
     arrays["actor.fc_head.weight"] = arrays["actor.fc_head.weight"][:, :64].copy()  # (64, 64), not (64, 128)

@@ -19,7 +19,7 @@ def _synthetic_rounds(trainer: SacTrainer, rounds: int = 8, length: int = 400, s
         done = np.zeros(length, np.float32)
         done[-1] = 1.0
         trainer.replay.add_round(
-            rng.uniform(-1, 1, (length + 1, sz.state_dim)).astype(np.float32),
+            rng.uniform(-1, 1, (length + 1, sz.stored_dim)).astype(np.float32),
             rng.uniform(-1, 1, (length, sz.action_dim)).astype(np.float32),
             rng.standard_normal(length).astype(np.float32),
             done,
@@ -58,18 +58,42 @@ def gemm_gflops(device: str = "cpu", seconds: float = 0.25) -> float:
 
 
 def bench_trainer(
-    batch: int = 64, threads: int = 1, seconds: float = 10.0, device: str = "cpu"
+    batch: int = 64, threads: int = 1, seconds: float = 10.0, device: str = "cpu", recipe: bool = False
 ) -> dict[str, object]:
-    """SAC-GRU update passes per wall-clock second at the default sizes (after two warm-up passes), the
-    10th, 50th and 90th percentiles of one pass's time, and the machine's matmul speed just before and just
-    after (`gemm_gflops`): on a shared VM the rate follows its busy minutes, and these show how much."""
+    """SAC-GRU update passes per wall-clock second at the default sizes and terms (after two warm-up
+    passes), the 10th, 50th and 90th percentiles of one pass's time, and the machine's matmul speed just
+    before and just after (`gemm_gflops`): on a shared VM the rate follows its busy minutes, and these show
+    how much. `recipe`: the networks' inputs and the training terms of the SACBOT_* settings instead (what
+    a campaign's `[bot]` table sets, through `trainer_config_for` as the learner shells build it); the
+    figures then name the settings that differ from the defaults."""
     import torch
 
     from sacbot.agent.trainer import SacTrainer
     from sacbot.agent.trainer_config import TrainerConfig
 
     torch.set_num_threads(threads)
-    trainer = SacTrainer(TrainerConfig(batch_size=batch, device=device, replay_capacity=8 * 400))
+    chosen: dict[str, object] = {}
+    if recipe:
+        from sacbot.runtime.startup import RECIPE_SETTINGS, network_sizes_for, trainer_config_for
+        from sacbot.settings import load_sacbot_settings
+
+        settings = load_sacbot_settings()
+        sizes = network_sizes_for(settings, None)
+        config = trainer_config_for(
+            settings, sizes, batch_size=batch, device=device, replay_capacity=8 * 400,
+            target_entropy=settings.target_entropy,
+        )  # fmt: skip
+        default = TrainerConfig()
+        chosen = {name: getattr(config, name) for name in RECIPE_SETTINGS}
+        chosen = {name: value for name, value in chosen.items() if value != getattr(default, name)}
+        chosen.update(
+            {name: value for name, value in sizes.as_dict().items() if value != default.sizes.as_dict()[name]}
+        )
+        if settings.target_entropy is not None:
+            chosen["target_entropy"] = settings.target_entropy
+    else:
+        config = TrainerConfig(batch_size=batch, device=device, replay_capacity=8 * 400)
+    trainer = SacTrainer(config)
     _synthetic_rounds(trainer)
     for _ in range(2):
         trainer.train_step()
@@ -101,6 +125,7 @@ def bench_trainer(
         "update_ms_p90": p90,
         "gemm_gflops_before": gemm_before,
         "gemm_gflops_after": gemm_after,
+        **({"recipe": chosen} if recipe else {}),
     }
 
 

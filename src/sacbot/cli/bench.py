@@ -100,6 +100,12 @@ def trainer(
         "--compare-eager",
         help="Alternate updates with a straightforward eager implementation (cpu) and report both medians.",
     ),
+    recipe: bool = typer.Option(
+        False,
+        "--recipe",
+        help="The networks' inputs and training terms of the SACBOT_* settings (a campaign's [bot] table),"
+        " not the defaults.",
+    ),
 ) -> None:
     """SAC-GRU updates per second."""
     from sacbot.bench import trainer as trainer_bench
@@ -113,11 +119,13 @@ def trainer(
     if device == "cuda" and not torch.cuda.is_available():
         raise UserError("--device cuda: no CUDA device is available", exit_code=2)
     if compare_eager:
-        if device == "cuda":
-            raise UserError("--compare-eager runs on the cpu", exit_code=2)
+        if device == "cuda" or recipe:
+            raise UserError("--compare-eager runs the default sizes and terms on the cpu", exit_code=2)
         figures = trainer_bench.compare_eager(batch=batch, threads=threads, seconds=seconds)
     else:
-        figures = trainer_bench.bench_trainer(batch=batch, threads=threads, seconds=seconds, device=device)
+        figures = trainer_bench.bench_trainer(
+            batch=batch, threads=threads, seconds=seconds, device=device, recipe=recipe
+        )
     _print_figures(figures, json_output)
 
 
