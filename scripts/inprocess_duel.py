@@ -1,7 +1,7 @@
 """Rounds won and hit shares of a checkpoint's mean, in-process (docs/learning.md, "Surf shaping").
 
     python scripts/inprocess_duel.py CHECKPOINT OPPONENTS [--rounds 100] [--seeds 1,2,3] [--power P]
-        [--movement teacher|surf]
+        [--movement teacher|surf] [--agreement]
 
 Plays `--rounds` rounds of the checkpoint's actor (its mean, as `sacbot eval` plays; a full checkpoint or an
 actor archive such as the shipped `src/sacbot/data/sacbot-actor.zip`) against each of OPPONENTS
@@ -14,6 +14,10 @@ worth). With `--movement`, the actor's turn and speed entries are replaced by th
 (`sacbot.agent.teacher.teacher_action`) or, `surf`, by the surfing teacher's (`surf_movement`, read over the
 last 9 observations of the round, as a trainer's window reads it after its burn-in): what the kickstart term
 would teach the movement, played with the actor's own gun (the checkpoint's sizes need the threat inputs).
+With `--agreement` (threat inputs too) each line ends with how far the actor's own speed entry follows the
+surfing teacher where surfing decides (on the steps whose surfing label differs from the orbiting teacher's):
+that share of the steps, then the share of them where the actor's entry falls in the label's class (back
+below -0.5, stop between, go above 0.5; a third is chance) and the label's and the actor's classes there.
 The figures are not a real-time eval's (no turn is ever late here, and the seeds place the bots otherwise),
 so compare checkpoints with each other here, side by side.
 """
@@ -41,13 +45,17 @@ from sacbot.settings import load_sacbot_settings
 WINDOW = 9  # observations the surfing teacher reads: a trained step's own and its 8 burn-in steps
 
 
-def movement_of(seen: deque[np.ndarray], movement: str, threat_at: int) -> np.ndarray:
-    """The teacher's (turn, speed) for the latest of the observations `seen`, or the surfing teacher's."""
+def movements_of(seen: deque[np.ndarray], threat_at: int) -> tuple[np.ndarray, np.ndarray]:
+    """The teacher's (turn, speed) for the latest of the observations `seen`, and the surfing teacher's."""
     window = torch.from_numpy(np.stack(seen)).unsqueeze(1)  # (T, 1, D), time-major as a trainer's
     taught = teacher_action(window)[..., :2]
-    if movement == "surf":
-        taught = surf_movement(window, taught, threat_at)
-    return taught[-1, 0].numpy()
+    surfed = surf_movement(window, taught, threat_at) if threat_at >= 0 else taught
+    return taught[-1, 0].numpy(), surfed[-1, 0].numpy()
+
+
+def speed_class(entry: float) -> int:
+    """0 back, 1 stop, 2 go: the class of a speed entry (the surfing teacher asks for -1, 0 or 1)."""
+    return 0 if entry < -0.5 else (2 if entry > 0.5 else 1)
 
 
 def duel(
@@ -58,8 +66,12 @@ def duel(
     seed: int,
     power: float | None,
     movement: str | None = None,
+    agreement: bool = False,
 ) -> str:
     sizes = actor.sizes
+    threat_at = sizes.threat_at if sizes.threat_inputs else -1
+    decided = np.zeros((3, 3), np.int64)  # where surfing decides: the label's class by the actor's
+    steps = 0
     env = duel_env(sizes, opponent, rounds)
     obs, _ = env.reset(seed=seed)
     won = shots = hits = theirs = hit_us = 0
@@ -75,13 +87,18 @@ def duel(
         seen: deque[np.ndarray] = deque(maxlen=WINDOW)
         while True:
             action, hidden = actor.step(obs[: sizes.observed_dim], hidden, deterministic=True)
+            steps += 1
             if power is not None and action[3] * MAX_FIREPOWER > 0.1:
                 action = np.array(action, np.float32)
                 action[3] = power / MAX_FIREPOWER
-            if movement is not None:
+            if movement is not None or agreement:
                 seen.append(np.array(obs[: sizes.observed_dim], np.float32))
-                action = np.array(action, np.float32)
-                action[:2] = movement_of(seen, movement, sizes.threat_at)
+                taught, surfed = movements_of(seen, threat_at)
+                if agreement and surfed[1] != taught[1]:
+                    decided[speed_class(float(surfed[1])), speed_class(float(action[1]))] += 1
+                if movement is not None:
+                    action = np.array(action, np.float32)
+                    action[:2] = surfed if movement == "surf" else taught
             obs, _, terminated, truncated, info = env.step(action)
             for ev in info["events"]:
                 if ev.type == "BulletFiredEvent" and ev.bullet.owner_id == env.agent_id:
@@ -107,12 +124,21 @@ def duel(
         obs, _ = env.reset()
     env.close()
     mean_power = np.mean(powers) if powers else 0.0
+    follows = ""
+    if agreement:
+        n = max(int(decided.sum()), 1)
+        label, actor_class = decided.sum(1) / n, decided.sum(0) / n
+        follows = (
+            f"; surfing decides {decided.sum() / max(steps, 1):.3f} of steps, the actor follows it on"
+            f" {np.trace(decided) / n:.3f} (back/stop/go: label {label[0]:.2f}/{label[1]:.2f}/{label[2]:.2f},"
+            f" actor {actor_class[0]:.2f}/{actor_class[1]:.2f}/{actor_class[2]:.2f})"
+        )
     return (
         f"{checkpoint} vs {opponent}, seed {seed}: won {won} of {rounds}; "
         f"our hits {hits / max(shots, 1):.3f} of {shots} (power {mean_power:.2f}); "
         f"theirs {hit_us / max(theirs, 1):.3f} of {theirs}; distance {np.mean(distances):.0f}, "
         f"speed {np.mean(speeds):.1f}, reversals {reversals / rounds:.1f} a round "
-        f"({time.perf_counter() - started:.0f} s)"
+        f"({time.perf_counter() - started:.0f} s){follows}"
     )
 
 
@@ -125,6 +151,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="1")
     parser.add_argument("--power", type=float, default=None, help="every shot at this power (0.1-3)")
     parser.add_argument("--movement", choices=("teacher", "surf"), default=None)
+    parser.add_argument("--agreement", action="store_true", help="does the speed follow the surfing teacher")
     args = parser.parse_args()
     try:
         if args.power is not None and not 0.1 <= args.power <= MAX_FIREPOWER:
@@ -132,11 +159,13 @@ def main() -> None:
         arrays, _ = load_checkpoint(args.checkpoint)
         sizes = network_sizes_for(load_sacbot_settings(), read_meta(args.checkpoint))
         actor = FastActor({k: v for k, v in arrays.items() if k.startswith(ACTOR_PREFIX)}, sizes)
-        if args.movement == "surf" and not sizes.threat_inputs:
-            raise UserError(f"{args.checkpoint}: --movement surf reads the threat inputs, which it has not")
+        if (args.movement == "surf" or args.agreement) and not sizes.threat_inputs:
+            what = "--agreement" if args.agreement else "--movement surf"
+            raise UserError(f"{args.checkpoint}: {what} reads the threat inputs, which it has not")
         for opponent in args.opponents.split(","):
             for seed in (int(s) for s in args.seeds.split(",")):
-                line = duel(actor, args.checkpoint, opponent, args.rounds, seed, args.power, args.movement)
+                how = (args.power, args.movement, args.agreement)
+                line = duel(actor, args.checkpoint, opponent, args.rounds, seed, *how)
                 print(line, flush=True)
     except (UserError, OSError, ValueError) as exc:
         raise SystemExit(f"inprocess_duel: {exc}") from None

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from sacbot.checkpoint import latest_path, load_checkpoint, read_meta
+from sacbot.agent.trainer import SacTrainer
+from sacbot.agent.trainer_config import TrainerConfig
+from sacbot.checkpoint import CheckpointMeta, latest_path, load_checkpoint, read_meta, save_checkpoint
 from sacbot.env.train import train_fast
 from sacbot.runtime.startup import SHIPPED_ACTOR
 
@@ -82,3 +84,27 @@ def test_inprocess_duel_plays_the_actors_gun_with_the_surfing_teachers_movement(
         assert moved is not None, done.stdout
         runs[movement] = float(moved.group(2))
     assert runs[()] != runs[("--movement", "surf")]
+
+
+def test_inprocess_duel_says_how_far_the_speed_follows_the_surfing_teacher(tmp_path: Path) -> None:
+    """`--agreement`: where the surfing label differs from the orbiting teacher's, how often the actor's own
+    speed entry falls in the label's class (back, stop, go)."""
+    share = r"([\d.]+)"
+    pattern = (
+        rf"surfing decides {share} of steps, the actor follows it on {share} "
+        rf"\(back/stop/go: label {share}/{share}/{share}, actor {share}/{share}/{share}\)$"
+    )
+    done = _run("scripts/inprocess_duel.py", str(SHIPPED_ACTOR), "Surfer", "--rounds", "2", "--agreement")
+    assert done.returncode == 0, done.stderr
+    m = re.search(pattern, done.stdout.strip())
+    assert m is not None, done.stdout
+    decides, follows, *classes = (float(v) for v in m.groups())
+    assert 0.0 < decides < 1.0 and 0.0 <= follows <= 1.0
+    assert abs(sum(classes[:3]) - 1.0) < 0.02 and abs(sum(classes[3:]) - 1.0) < 0.02
+    plain = tmp_path / "plain.zip"  # networks without the threat inputs: no surfing label to follow
+    sac = SacTrainer(TrainerConfig(device="cpu", replay_capacity=64))
+    save_checkpoint(plain, sac.state_arrays(), CheckpointMeta(network_sizes=sac.network_sizes()))
+    bad = _run("scripts/inprocess_duel.py", str(plain), "Surfer", "--agreement")
+    assert bad.returncode != 0
+    said = f"inprocess_duel: {plain}: --agreement reads the threat inputs, which it has not"
+    assert bad.stderr.strip() == said
