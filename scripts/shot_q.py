@@ -68,6 +68,7 @@ def duel_env(sizes: NetworkSizes, opponent: str, rounds: int) -> TankRoyaleEnv:
         threat_inputs=sizes.threat_inputs,
         bullet_inputs=sizes.bullet_inputs,
         gun_offset=sizes.gun_offset,
+        wave_decay=sizes.wave_decay,
     )
 
 

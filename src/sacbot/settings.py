@@ -142,6 +142,10 @@ class SacbotSettings(BaseSettings):
     # Opt-in: the policy's bound on log std per action entry before tanh (`NetworkSizes.log_std_max`, 2.0 by
     # default); None: what the checkpoint was trained with. A lower bound keeps sampled play near the mean.
     log_std_max: float | None = Field(None, ge=-5.0, le=2.0, allow_inf_nan=False)
+    # Opt-in: how much each recorded wave weighs of the next in the wave inputs' histogram
+    # (`NetworkSizes.wave_decay`, 0.97 by default); None: what the checkpoint was built with. 0.5 follows a
+    # wave surfer, which moves away from where it was hit.
+    wave_decay: float | None = Field(None, gt=0.0, le=1.0, allow_inf_nan=False)
     # Opt-in: the entropy the temperature is tuned toward (`TrainerConfig.target_entropy`); None: minus the
     # action's size (-4). A tighter log-std bound lowers the entropy the policy can reach at all.
     target_entropy: float | None = Field(None, ge=-40.0, le=10.0, allow_inf_nan=False)

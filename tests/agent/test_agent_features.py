@@ -520,6 +520,17 @@ def test_the_wave_record_lasts_the_game_and_forgets_slowly() -> None:
     assert F.wave_inputs(t, m)[:10].tolist() == [0.0] * 10
 
 
+def test_a_shorter_wave_memory_forgets_faster() -> None:
+    """`RoundMemory.wave_decay` (`NetworkSizes.wave_decay`): each wave weighs that of the next."""
+    m = F.RoundMemory(arena_width=W, arena_height=H, my_id=ME, wave_decay=0.5)
+    _wave_game(m, 90.0, 8.0)
+    m.new_round()
+    v = _wave_game(m, 270.0, 8.0)
+    assert v[0] == pytest.approx(1.5 / 6.5, abs=1e-6)  # two waves: the first weighs 0.5
+    assert v[1] == pytest.approx(1.0 / 1.5, abs=1e-6) and v[9] == pytest.approx(0.5 / 1.5, abs=1e-6)
+    assert m.threat_bins == [0.0] * 9  # the hit record keeps its own decay (no hits here)
+
+
 def test_no_wave_starts_before_the_enemy_is_seen_and_a_round_drops_the_waves_in_flight() -> None:
     m = memory()
     t = tick(state(x=100.0, y=300.0), turn=1)

@@ -66,6 +66,7 @@ from sacbot.agent.sizes import (
     BULLET_SLOTS,
     THREAT_INPUT_DIM,
     WAVE_BINS,
+    WAVE_DECAY,
     WAVE_INPUT_DIM,
     NetworkSizes,
 )
@@ -156,6 +157,7 @@ class RoundMemory:
     surf_shaping: float = 0.0  # k of the opt-in surf shaping (module docstring); 0 = off
     surf_due: float = 0.0  # the surf shaping's penalty of this tick's arrived waves, for `reward`
     gun_offset: bool = False  # the gun entry an offset from the enemy's bearing (module docstring)
+    wave_decay: float = WAVE_DECAY  # the wave inputs' record: each wave's weight of the next (`wave_inputs`)
     potential: float = 0.0  # Phi of the last rewarded tick (the shapings' sum)
     diagonal: float = field(init=False, default=1.0)
     # The wave inputs' record (`wave_inputs`): the waves of our shots in flight (origin x and y, the turn
@@ -546,9 +548,9 @@ def bullet_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
     return out
 
 
-# The wave inputs' histogram forgets: each recorded wave scales the earlier weights by this (about the
-# last 30 waves count), so a bot that changes how it moves is followed.
-WAVE_DECAY = 0.97
+# The wave inputs' histogram forgets: each recorded wave scales the earlier weights by `WAVE_DECAY` (0.97:
+# about the last 30 waves count), so a bot that changes how it moves is followed; networks built with another
+# `NetworkSizes.wave_decay` read their record decayed by theirs (`RoundMemory.wave_decay`).
 # The weight of recorded waves at which the wave inputs' confidence is one half.
 WAVE_CONFIDENCE = 5.0
 
@@ -571,10 +573,10 @@ def _bin_danger(bins: list[float], factor: float, total: float) -> float:
     return (bins[i] + 0.5 * sum(bins[j] for j in (i - 1, i + 1) if 0 <= j < WAVE_BINS)) / total
 
 
-def _record_factor(bins: list[float], factor: float) -> None:
-    """Add a guess factor to a decayed histogram: the earlier weights times `WAVE_DECAY`, its bin plus 1."""
+def _record_factor(bins: list[float], factor: float, decay: float = WAVE_DECAY) -> None:
+    """Add a guess factor to a decayed histogram: the earlier weights times `decay`, its bin plus 1."""
     for i in range(WAVE_BINS):
-        bins[i] *= WAVE_DECAY
+        bins[i] *= decay
     bins[_factor_bin(factor)] += 1.0
 
 
@@ -597,7 +599,8 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
       11     the histogram's most-weighted bin (its centre) times the enemy's sideways direction now: the
              angle from the enemy's bearing where that bin lies, as a share of the largest escape angle
              (+: counter-clockwise); 0 before the first recorded wave
-    The record lasts the game (`RoundMemory.new_game`), each wave weighing `WAVE_DECAY` of the next.
+    The record lasts the game (`RoundMemory.new_game`), each wave weighing `RoundMemory.wave_decay` of the
+    next (`WAVE_DECAY`, 0.97, unless the networks were built with another `NetworkSizes.wave_decay`).
     """
     x, y, turn = memory.x, memory.y, float(memory.turn)
     bins = memory.wave_bins
@@ -612,7 +615,8 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
                 if speed * (turn - fired) < math.hypot(ex - wx, ey - wy) - half:
                     kept.append(wave)
                     continue
-                _record_factor(bins, _guess_factor(math.atan2(ey - wy, ex - wx), bearing, sign, speed))
+                factor = _guess_factor(math.atan2(ey - wy, ex - wx), bearing, sign, speed)
+                _record_factor(bins, factor, memory.wave_decay)
             memory.waves = kept
         line = math.atan2(ey - y, ex - x)
         lateral = memory.enemy_speed * math.sin(math.radians(memory.enemy_direction) - line)

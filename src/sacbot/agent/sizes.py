@@ -21,6 +21,9 @@ BULLET_INPUT_DIM = BULLET_SLOTS * BULLET_COLUMNS
 # speed now and the histogram's peak turned to its current direction.
 WAVE_BINS = 9
 WAVE_INPUT_DIM = WAVE_BINS + 3
+# How much each recorded wave weighs of the next in the wave inputs' histogram, unless the networks say
+# otherwise (`NetworkSizes.wave_decay`); the threat inputs' hit histogram always decays by it.
+WAVE_DECAY = 0.97
 # The threat inputs with `threat_inputs`: the enemy's shots in flight, seen by its energy drops, and where
 # its bullets hit us this game, in guess factors (`sacbot.agent.features.threat_inputs`): the waves in
 # flight, the nearest one's time to reach us, our guess factor on it and its power, then a confidence and a
@@ -66,6 +69,14 @@ class NetworkSizes:
     # how it turns (`sacbot.agent.features.GUN_OFFSET_RANGE`): what the action means, so it travels with the
     # networks. No input changes.
     gun_offset: bool = False
+    # Opt-in: how much each recorded wave weighs of the next in the wave inputs' histogram (1: the game's
+    # whole record alike): what the inputs mean, so it travels with the networks. A short memory (0.5)
+    # follows a bot that moves away from where it was hit (a wave surfer); no shape changes.
+    wave_decay: float = WAVE_DECAY
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.wave_decay <= 1.0:
+            raise ValueError(f"wave_decay must lie in (0, 1], not {self.wave_decay!r}")
 
     @property
     def observed_dim(self) -> int:

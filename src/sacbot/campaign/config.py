@@ -185,6 +185,8 @@ class BotSettings(_Strict):
     threat_inputs: bool | None = None  # ... and the enemy's shots in flight, where its bullets hit us
     bullet_inputs: bool | None = None  # the critics alone also read where our bullets in flight are
     gun_offset: bool | None = None  # the gun entry: where it points from the enemy's bearing, not a turn
+    # the wave inputs' histogram: each wave's weight of the next (unset: the checkpoint's, else 0.97)
+    wave_decay: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
     # the policy's bound on log std before tanh (unset: the checkpoint's, else 2.0)
     log_std_max: float | None = Field(default=None, ge=-5.0, le=2.0, allow_inf_nan=False)
     # the entropy the temperature is tuned toward (unset: minus the action's size, -4)
@@ -228,6 +230,7 @@ class BotSettings(_Strict):
             "threat_inputs": None if self.threat_inputs is None else int(self.threat_inputs),
             "bullet_inputs": None if self.bullet_inputs is None else int(self.bullet_inputs),
             "gun_offset": None if self.gun_offset is None else int(self.gun_offset),
+            "wave_decay": self.wave_decay,
             "log_std_max": self.log_std_max,
             "target_entropy": self.target_entropy,
             "behaviour_log_std_min": self.behaviour_log_std_min,

@@ -101,6 +101,7 @@ class EnvRunner:
             wave_inputs=spec.sizes.wave_inputs,
             bullet_inputs=spec.sizes.bullet_inputs,
             gun_offset=spec.sizes.gun_offset,
+            wave_decay=spec.sizes.wave_decay,
             threat_inputs=spec.sizes.threat_inputs,
             rounds_per_game=spec.rounds_per_game,
         )

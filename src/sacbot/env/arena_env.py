@@ -30,7 +30,7 @@ from sacbot.agent.features import (
     shaping_problem,
     stored_observation,
 )
-from sacbot.agent.sizes import NetworkSizes
+from sacbot.agent.sizes import WAVE_DECAY, NetworkSizes
 from sacbot.engine import Game, Participant, game_setup_for
 from sacbot.env.stepping import advance
 from sacbot.env.ticks import tick_view
@@ -71,6 +71,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             `NetworkSizes.bullet_inputs`): 18 more (the width is `NetworkSizes.stored_dim`).
         gun_offset: the action's gun entry is where the gun points from the enemy's bearing, not a turn
             (`sacbot.agent.features.action_to_intent`, `NetworkSizes.gun_offset`), as SACBOT_GUN_OFFSET.
+        wave_decay: how the wave inputs' histogram forgets, each wave's weight of the next
+            (`NetworkSizes.wave_decay`), as SACBOT_WAVE_DECAY.
         agent_id / opponent_id: the bot ids (an arena numbers bots by session id; a fidelity test matches it).
         opponent_source: called with the game's seed at every new game, returns (name, policy): the opponent
             then comes from it instead of a draw among `opponent` (`sacbot.env.league`, train-fast's league).
@@ -95,6 +97,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         bullet_inputs: bool = False,
         gun_offset: bool = False,
         threat_inputs: bool = False,
+        wave_decay: float = WAVE_DECAY,
         agent_id: int = 1,
         opponent_id: int = 2,
         render_mode: str | None = None,
@@ -136,6 +139,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             close_shaping=close_shaping,
             surf_shaping=surf_shaping,
             gun_offset=gun_offset,
+            wave_decay=wave_decay,
         )
         self._round_open = False
         self._round_abandoned = False

@@ -91,7 +91,10 @@ class FrozenActorBot(ClassicBot):
         self.actor = actor
         self.label = label
         self.radar_mode: RadarMode = radar_mode
-        self.memory = RoundMemory(self.arena_width, self.arena_height, gun_offset=actor.sizes.gun_offset)
+        sizes = actor.sizes
+        self.memory = RoundMemory(
+            self.arena_width, self.arena_height, gun_offset=sizes.gun_offset, wave_decay=sizes.wave_decay
+        )
         self.hidden = actor.initial_hidden()
         self._round = 0
 
@@ -103,6 +106,7 @@ class FrozenActorBot(ClassicBot):
             float(setup.arena_height),
             event.my_id,
             gun_offset=self.actor.sizes.gun_offset,
+            wave_decay=self.actor.sizes.wave_decay,
         )
         self._round = 0
 

@@ -164,6 +164,7 @@ def train_fast(
         bullet_inputs=sizes.bullet_inputs,
         gun_offset=sizes.gun_offset,
         threat_inputs=sizes.threat_inputs,
+        wave_decay=sizes.wave_decay,
         rounds_per_game=rounds_per_game,
         opponent_source=None if league is None else league.opponent_for,
     )

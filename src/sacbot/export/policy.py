@@ -75,7 +75,7 @@ def sizes_from_dict(data: Mapping[str, Any]) -> NetworkSizes:
     known = {f.name for f in fields(NetworkSizes)}
     try:
         return NetworkSizes(**{k: v for k, v in data.items() if k in known})
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ValueError(str(exc)) from None
 
 
@@ -219,14 +219,20 @@ class ExportedPolicy:
         self.actions: ActionMode = description.actions if description is not None else "mean"
         self.deterministic, self.drawn = drawn_entries(self.actions, ACTION_DIM)
         self.description = description
-        self.memory = RoundMemory(800.0, 600.0, gun_offset=actor.sizes.gun_offset)
+        sizes = actor.sizes
+        self.memory = RoundMemory(800.0, 600.0, gun_offset=sizes.gun_offset, wave_decay=sizes.wave_decay)
         self.hidden = actor.initial_hidden()
         self.state: np.ndarray | None = None  # the last observation and action (diagnostics, tests)
         self.action: np.ndarray | None = None
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
+        sizes = self.actor.sizes
         self.memory = RoundMemory(  # a new wave record
-            float(arena_width), float(arena_height), int(my_id), gun_offset=self.actor.sizes.gun_offset
+            float(arena_width),
+            float(arena_height),
+            int(my_id),
+            gun_offset=sizes.gun_offset,
+            wave_decay=sizes.wave_decay,
         )
         self.start_round()
 

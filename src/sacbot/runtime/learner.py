@@ -100,6 +100,7 @@ class AgentFeatures:
     ) -> None:
         self.radar_mode: RadarMode = radar_mode
         self.gun_offset = sizes.gun_offset  # the gun entry's meaning (`NetworkSizes.gun_offset`)
+        self.wave_decay = sizes.wave_decay  # how the wave inputs' record forgets (`NetworkSizes.wave_decay`)
         self.aim_shaping, self.close_shaping = aim_shaping, close_shaping
         problem = shaping_problem(aim_shaping, close_shaping, surf_shaping, sizes.threat_inputs)
         if problem is not None:
@@ -119,6 +120,7 @@ class AgentFeatures:
             close_shaping=close_shaping,
             surf_shaping=surf_shaping,
             gun_offset=self.gun_offset,
+            wave_decay=self.wave_decay,
         )
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
@@ -130,6 +132,7 @@ class AgentFeatures:
             close_shaping=self.close_shaping,
             surf_shaping=self.surf_shaping,
             gun_offset=self.gun_offset,
+            wave_decay=self.wave_decay,
         )
 
     def start_round(self) -> None:

@@ -115,6 +115,16 @@ def log_std_max_for(setting: float | None, meta: CheckpointMeta | None) -> float
     return NetworkSizes().log_std_max if trained is None else trained
 
 
+def wave_decay_for(setting: float | None, meta: CheckpointMeta | None) -> float:
+    """How the wave inputs' histogram forgets (`NetworkSizes.wave_decay`): SACBOT_WAVE_DECAY when set, else
+    the one the checkpoint's networks were built with, else the default (a checkpoint from before the
+    setting recorded none: its networks read the default's record)."""
+    if setting is not None:
+        return setting
+    trained = _finite_number(meta.network_sizes.get("wave_decay")) if meta is not None else None
+    return trained if trained is not None and 0.0 < trained <= 1.0 else NetworkSizes().wave_decay
+
+
 def target_entropy_for(setting: float | None, meta: CheckpointMeta | None) -> float | None:
     """The entropy the temperature is tuned toward (`TrainerConfig.target_entropy`): SACBOT_TARGET_ENTROPY
     when set, else the one the checkpoint was trained with (its `extra`), else None: the trainer's default."""
@@ -143,6 +153,8 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
         lines.append("gun offset on: the actor's gun entry is where the gun points from the enemy's bearing")
     if sizes.bullet_inputs and training:
         lines.append("bullet inputs on: the critics also read where our bullets in flight are")
+    if sizes.wave_inputs and sizes.wave_decay != NetworkSizes().wave_decay:
+        lines.append(f"wave inputs' decay {sizes.wave_decay:g}: their record follows the enemy's last waves")
     if sizes.log_std_max != NetworkSizes().log_std_max and training:
         lines.append(f"log std bound {sizes.log_std_max:g}: sampled actions stay nearer the mean")
     return lines
@@ -152,8 +164,8 @@ def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> 
     """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
     inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_LEAD_INPUTS, SACBOT_WAVE_INPUTS,
     SACBOT_THREAT_INPUTS and SACBOT_BULLET_INPUTS ask for, else those the checkpoint was built with; the
-    gun entry's meaning (`gun_offset_for`); and the log-std bound of SACBOT_LOG_STD_MAX, else the
-    checkpoint's."""
+    gun entry's meaning (`gun_offset_for`); the log-std bound of SACBOT_LOG_STD_MAX and the wave inputs'
+    decay of SACBOT_WAVE_DECAY, each else the checkpoint's."""
     return NetworkSizes(
         angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
         energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
@@ -163,6 +175,7 @@ def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> 
         bullet_inputs=input_flag_for("bullet_inputs", settings.bullet_inputs, meta),
         gun_offset=gun_offset_for(settings.gun_offset, meta),
         log_std_max=log_std_max_for(settings.log_std_max, meta),
+        wave_decay=wave_decay_for(settings.wave_decay, meta),
     )
 
 
