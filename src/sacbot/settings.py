@@ -14,7 +14,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from sacbot.agent.features import RadarMode
 from sacbot.agent.inference import ActionMode
-from sacbot.agent.options import HindsightDistance, HindsightTarget
+from sacbot.agent.options import HindsightDistance, HindsightTarget, TeacherGun
 from sacbot.errors import UserError
 
 
@@ -100,6 +100,9 @@ class SacbotSettings(BaseSettings):
     # Opt-in surfing teacher: its speed by where the enemy's bullets have hit us, while a wave of its is in
     # flight (`TrainerConfig.teacher_surf`; needs the threat inputs).
     teacher_surf: bool = False
+    # Opt-in: the teacher's gun aims at the wave inputs' most-weighted guess factor where their record is
+    # confident, not by linear targeting (`TrainerConfig.teacher_gun`; needs the wave inputs).
+    teacher_gun: TeacherGun = "linear"
     # Opt-in self-imitation: the weight of a term pulling the actor toward the replay's own actions where the
     # critics rate them above its mean action (`TrainerConfig.self_imitation`); 0 = off.
     self_imitation: float = Field(0.0, ge=0.0, allow_inf_nan=False)

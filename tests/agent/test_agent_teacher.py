@@ -416,3 +416,44 @@ def test_the_surfing_teachers_term_differs_from_the_teachers_on_the_same_batch()
 def test_the_surfing_teacher_needs_the_threat_inputs() -> None:
     with pytest.raises(UserError, match="teacher_surf needs the threat inputs"):
         TrainerConfig(teacher_surf=True)
+
+
+def _with_waves(s: torch.Tensor, confidence: float, peak: float) -> torch.Tensor:
+    """The state `s` with wave inputs after it: the record's confidence and its peak turned to the enemy's
+    side (entries 0 and 11; the histogram is not read)."""
+    waves = torch.zeros(12)
+    waves[0], waves[11] = confidence, peak
+    return torch.cat([s, waves])
+
+
+def test_the_wave_gun_aims_at_the_records_peak_once_it_holds_a_wave() -> None:
+    """`teacher_gun = "wave"`: the gun turns to the bearing plus the peak's share of the largest escape
+    angle (power 2 at 250 away: bullet speed 14, asin(8 / 14) = 34.8 degrees), and shoots there; with an
+    empty record it aims by linear targeting as before."""
+    enemy = (250.0, 0.0, 90.0, 8.0, 1.0)  # dead ahead of the gun, crossing to the left at full speed
+    empty, half = _with_waves(state(enemy=enemy), 0.0, 0.5), _with_waves(state(enemy=enemy), 0.2, 0.5)
+    assert teacher_action(empty, wave_at=17).tolist() == teacher_action(state(enemy=enemy)).tolist()
+    assert teacher_action(half).tolist() == teacher_action(state(enemy=enemy)).tolist()  # not asked for
+    escape = math.degrees(math.asin(8.0 / 14.0))
+    aimed = teacher_action(half, wave_at=17)
+    assert float(aimed[2]) * 20.0 == pytest.approx(min(0.5 * escape, 20.0), abs=1e-3)  # a gun turn of 17.4
+    assert float(aimed[3]) == -1.0  # off the aim by more than three tolerances: holds fire
+    on_it = _with_waves(state(gun=0.5 * escape, enemy=(250.0, 0.0, 90.0, 8.0, 1.0)), 0.2, 0.5)
+    assert float(teacher_action(on_it, wave_at=17)[3]) == pytest.approx(2.0 / 3.0)  # power 2
+
+
+def test_the_wave_gun_needs_the_wave_inputs() -> None:
+    with pytest.raises(UserError, match="teacher_gun = wave needs the wave inputs"):
+        TrainerConfig(teacher_gun="wave")
+    with pytest.raises(UserError, match="teacher_gun must be one of linear, wave"):
+        TrainerConfig(teacher_gun="circular")  # type: ignore[arg-type]
+
+
+def test_the_wave_guns_term_differs_from_the_linear_ones_on_the_same_batch() -> None:
+    """Same networks, same rounds against Surfer: the wave gun pulls the teacher's gun entry elsewhere."""
+    linear = _filled(kickstart=5.0, sizes=THREATS, opponent="Surfer")
+    wave = _filled(kickstart=5.0, sizes=THREATS, opponent="Surfer", teacher_gun="wave")
+    batch = linear.replay.sample(16, np.random.default_rng(4))
+    m_linear, m_wave = linear.update(batch), wave.update(batch)
+    assert m_linear["critic_loss"] == pytest.approx(m_wave["critic_loss"])
+    assert m_linear["kickstart_loss"] != pytest.approx(m_wave["kickstart_loss"], rel=1e-3)

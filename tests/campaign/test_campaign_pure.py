@@ -77,6 +77,7 @@ kickstart_movement = 0.2
 kickstart_movement_from = 3000
 kickstart_filter = true
 teacher_surf = true
+teacher_gun = "wave"
 self_imitation = 2.0
 hindsight_aim = 3.0
 hindsight_steps = 4
@@ -111,6 +112,7 @@ eval_actions = "speed"
         "SACBOT_KICKSTART_MOVEMENT_FROM": "3000",
         "SACBOT_KICKSTART_FILTER": "1",
         "SACBOT_TEACHER_SURF": "1",
+        "SACBOT_TEACHER_GUN": "wave",
         "SACBOT_SELF_IMITATION": "2.0",
         "SACBOT_HINDSIGHT_AIM": "3.0",
         "SACBOT_HINDSIGHT_STEPS": "4",

@@ -9,3 +9,5 @@ from typing import Literal
 HindsightDistance = Literal["squared", "absolute", "hit"]
 # What the gun labels before the aiming step point at (`sacbot.agent.hindsight.hindsight_aim(target=...)`).
 HindsightTarget = Literal["direction", "bearing"]
+# Where the teacher's gun aims (`TrainerConfig.teacher_gun`): linear targeting, or the wave inputs' peak.
+TeacherGun = Literal["linear", "wave"]

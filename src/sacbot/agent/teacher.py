@@ -68,11 +68,16 @@ def teacher_action(
     arena_height: float = 600.0,
     aimed_fire: bool = True,
     gun_offset: bool = False,
+    wave_at: int = -1,
 ) -> Tensor:
-    """The teacher's action for each state of `obs` (..., 17): a tensor (..., 4) in [-1, 1]. `aimed_fire`
-    False: the fire entry asks for the power wherever the gun points (for a gun that follows another aim,
-    the trainer's hindsight aim), not only near the teacher's own aim. `gun_offset`: the gun entry as the
-    aim's offset from the enemy's bearing (`NetworkSizes.gun_offset`) instead of the turn onto it."""
+    """The teacher's action for each state of `obs` (..., 17 or more): a tensor (..., 4) in [-1, 1].
+    `aimed_fire` False: the fire entry asks for the power wherever the gun points (for a gun that follows
+    another aim, the trainer's hindsight aim), not only near the teacher's own aim. `gun_offset`: the gun
+    entry as the aim's offset from the enemy's bearing (`NetworkSizes.gun_offset`) instead of the turn onto
+    it. `wave_at` (the column where obs's wave inputs start; -1: none, `TrainerConfig.teacher_gun`): where
+    their record holds a wave, the gun aims at its most-weighted guess factor, that share of the bullet's
+    largest escape angle from the enemy's bearing on the side it moves to now (a GuessFactor gun), not by
+    linear targeting; the power stays the linear aim's."""
     w, h = arena_width, arena_height
     diagonal = math.hypot(w, h)
     x, y = obs[..., 0] * w, obs[..., 1] * h
@@ -90,6 +95,10 @@ def teacher_action(
 
     # Gun: linear targeting with power by distance.
     aim, power, reach = linear_aim(torch, x, y, dist, bearing, e_heading, e_speed, energy, w, h)
+    if wave_at >= 0:  # the wave inputs: 0 the record's confidence, 11 its peak turned to the enemy's side
+        recorded = obs[..., wave_at] > 0.0
+        peak = bearing + obs[..., wave_at + 11] * torch.asin(MAX_SPEED / bullet_speed(power))
+        aim, reach = torch.where(recorded, peak, aim), torch.where(recorded, dist, reach)
     gun_error = wrap_rad(aim - gun)
     half = BOT_DIAMETER / 2.0
     tolerance = torch.atan2(torch.full_like(dist, half), torch.clamp(reach, min=1.0))

@@ -317,11 +317,10 @@ class SacTrainer:
             keep = None
             with torch.no_grad():  # with hindsight aim the gun is not on the teacher's aim: fire regardless
                 seen = obs[:L] if cfg.teacher_surf else states  # surfing reads the burn-in steps too
-                taught = teacher_action(
-                    seen, cfg.arena_width, cfg.arena_height, cfg.hindsight_aim == 0.0, cfg.sizes.gun_offset
-                )
+                wave_at = cfg.sizes.state_dim if cfg.teacher_gun == "wave" else -1
+                w, h = cfg.arena_width, cfg.arena_height
+                taught = teacher_action(seen, w, h, cfg.hindsight_aim == 0.0, cfg.sizes.gun_offset, wave_at)
                 if cfg.teacher_surf:
-                    w, h = cfg.arena_width, cfg.arena_height
                     moves = surf_movement(seen, taught[..., :2], cfg.sizes.threat_at, w, h)
                     taught = torch.cat([moves, taught[..., 2:]], -1)[b:]
             if cfg.kickstart_filter:  # the Q-filter: imitate where the critics prefer the teacher's action

@@ -10,7 +10,7 @@ from typing import get_args
 import torch
 
 from sacbot.agent.networks import NetworkSizes
-from sacbot.agent.options import HindsightDistance, HindsightTarget
+from sacbot.agent.options import HindsightDistance, HindsightTarget, TeacherGun
 from sacbot.errors import UserError
 
 
@@ -60,6 +60,10 @@ class TrainerConfig:
     # speed goes on, turns back or stops by where the enemy's bullets have hit us, while a wave of its is in
     # flight; off: the teacher orbits, reversing before walls only.
     teacher_surf: bool = False
+    # Opt-in wave gun for the teacher (`sacbot.agent.teacher.teacher_action(wave_at=...)`; needs the wave
+    # inputs): where the wave record is confident, the teacher aims at its most-weighted guess factor (a
+    # GuessFactor gun) instead of linear targeting. Hindsight labels take its place where they are.
+    teacher_gun: TeacherGun = "linear"
     # Opt-in self-imitation (CRR's binary filter, Wang et al. 2020): the weight of the term
     # mean keep * ||tanh(mu(s_t)) - a_t||^2 toward the replay's own actions a_t, kept only on the states
     # where the critics rate a_t above the actor's mean action (min of the twins). It pulls the policy toward
@@ -160,6 +164,11 @@ class TrainerConfig:
             raise UserError("kickstart_movement_from needs kickstart_movement (the scale it switches to)", 2)
         if self.teacher_surf and not self.sizes.threat_inputs:
             raise UserError("teacher_surf needs the threat inputs (threat_inputs), which it reads", 2)
+        if self.teacher_gun not in get_args(TeacherGun):
+            choices = ", ".join(get_args(TeacherGun))
+            raise UserError(f"teacher_gun must be one of {choices}, not {self.teacher_gun!r}", 2)
+        if self.teacher_gun == "wave" and not self.sizes.wave_inputs:
+            raise UserError("teacher_gun = wave needs the wave inputs (wave_inputs), which it reads", 2)
         if not (self.anchor >= 0.0 and math.isfinite(self.anchor)):
             raise UserError(f"anchor must be 0 (off) or more, not {self.anchor}", 2)
         if not (self.anchor_movement >= 0.0 and math.isfinite(self.anchor_movement)):

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from sacbot.agent.features import RadarMode
 from sacbot.agent.inference import ActionMode
-from sacbot.agent.options import HindsightDistance, HindsightTarget
+from sacbot.agent.options import HindsightDistance, HindsightTarget, TeacherGun
 from sacbot.errors import UserError
 from sacbot.opponents.sampling import LeagueConfig
 
@@ -166,6 +166,7 @@ class BotSettings(_Strict):
     kickstart_movement: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     kickstart_movement_from: int | None = Field(default=None, ge=0)  # ... from this update on (0: the start)
     teacher_surf: bool | None = None  # the teacher's speed surfs the enemy's waves (needs threat_inputs)
+    teacher_gun: TeacherGun | None = None  # "wave": the teacher aims at the wave inputs' peak (needs them)
     # toward the replay's own actions where the critics rate them above the actor's mean (0: off)
     self_imitation: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     # toward the gun turn that would have hit, the step before each shot, found after the round (0: off)
@@ -216,6 +217,7 @@ class BotSettings(_Strict):
             "kickstart_movement_from": self.kickstart_movement_from,
             "kickstart_filter": None if self.kickstart_filter is None else int(self.kickstart_filter),
             "teacher_surf": None if self.teacher_surf is None else int(self.teacher_surf),
+            "teacher_gun": self.teacher_gun,
             "self_imitation": self.self_imitation,
             "hindsight_aim": self.hindsight_aim,
             "hindsight_steps": self.hindsight_steps,

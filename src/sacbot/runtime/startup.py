@@ -190,6 +190,7 @@ RECIPE_SETTINGS = (
     "kickstart_movement_from",
     "kickstart_filter",
     "teacher_surf",
+    "teacher_gun",
     "self_imitation",
     "hindsight_aim",
     "hindsight_steps",
