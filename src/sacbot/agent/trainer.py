@@ -315,11 +315,15 @@ class SacTrainer:
                 q_own = accel.actor_q(self.critic, own, h_prev, gh_seq)
         if kick_on:
             keep = None
-            with torch.no_grad():  # with hindsight aim the gun is not on the teacher's aim: fire regardless
+            # With hindsight aim the gun is not on the teacher's aim, nor with the wave gun (its guess factor
+            # is one of several the enemy may take): the fire entry asks for the power regardless.
+            with torch.no_grad():
                 seen = obs[:L] if cfg.teacher_surf else states  # surfing reads the burn-in steps too
-                wave_at = cfg.sizes.state_dim if cfg.teacher_gun == "wave" else -1
+                wave = cfg.teacher_gun == "wave"
+                wave_at = cfg.sizes.state_dim if wave else -1
+                on_aim = cfg.hindsight_aim == 0.0 and not wave
                 w, h = cfg.arena_width, cfg.arena_height
-                taught = teacher_action(seen, w, h, cfg.hindsight_aim == 0.0, cfg.sizes.gun_offset, wave_at)
+                taught = teacher_action(seen, w, h, on_aim, cfg.sizes.gun_offset, wave_at)
                 if cfg.teacher_surf:
                     moves = surf_movement(seen, taught[..., :2], cfg.sizes.threat_at, w, h)
                     taught = torch.cat([moves, taught[..., 2:]], -1)[b:]
