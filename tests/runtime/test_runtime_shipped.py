@@ -30,18 +30,17 @@ from sacbot.runtime.startup import (
     ANCHOR,
     CRITIC_WARMUP,
     SHIPPED_ACTOR,
+    SHIPPED_RECIPE,
     actor_specs,
     anchor_for,
     choose_start,
     critic_warmup_for,
     full_start_arrays,
     network_sizes_for,
-    shipped_kickstart,
-    shipped_kickstart_filter,
-    shipped_teacher_surf,
+    shipped_recipe,
     start_meta,
 )
-from sacbot.settings import load_sacbot_settings
+from sacbot.settings import SacbotSettings, load_sacbot_settings
 
 from .runtime_support import BOTS, SMALL
 
@@ -128,8 +127,10 @@ def test_slot_order_ends_with_the_shipped_actor_then_fresh(tmp_path: Path) -> No
     sac.load_state_arrays(full_start_arrays(training.arrays, sac.state_arrays()))
     assert all((v == training.arrays[k]).all() for k, v in sac.actor_arrays().items())
     assert sac.alpha == pytest.approx(float(np.exp(training.arrays[TEMPERATURE])))  # its own, not 0.2
-    assert sac.updates == 0 and shipped_kickstart(training, 0.0) == 50.0
-    assert shipped_kickstart(fresh, 0.0) == 0.0
+    assert (
+        sac.updates == 0 and shipped_recipe(training, SacbotSettings.model_construct())["kickstart"] == 50.0
+    )
+    assert shipped_recipe(fresh, SacbotSettings.model_construct()) == {}
     # Its fresh critics warm up alone first and the anchor holds the actor; a fresh init has neither; the
     # settings decide when set.
     assert critic_warmup_for(None, training) == CRITIC_WARMUP > 0 and anchor_for(None, training) == ANCHOR > 0
@@ -198,23 +199,34 @@ def test_the_policys_std_bound_is_the_settings_else_the_checkpoints(monkeypatch:
         load_sacbot_settings()
 
 
-def test_a_training_start_takes_the_shipped_actors_teacher_term(
+def test_a_training_start_takes_the_shipped_actors_recipe(
     tmp_path: Path, specs: dict[str, tuple[tuple[int, ...], str]]
 ) -> None:
-    """Weight and Q-filter as the shipped actor learnt them (its meta's extra); a fresh init keeps the
-    settings'."""
+    """The teacher's term and the teacher as the shipped actor learnt them (its meta's extra) where the
+    settings leave them unset; a value that does not validate, a setting that is set, and a fresh init keep
+    the settings'."""
     shipped = tmp_path / "shipped.zip"
     sac = SacTrainer(TrainerConfig(device="cpu", replay_capacity=64))
-    extra = {"kickstart": 50.0, "kickstart_filter": True, "teacher_surf": True}
+    extra = {
+        "kickstart": 50.0,
+        "kickstart_filter": True,
+        "kickstart_movement": -1.0,  # below the setting's bound: skipped
+        "teacher_surf": True,
+        "teacher_gun": "wave",
+        "self_imitation": 3.0,  # not a setting the shipped actor hands on
+    }
     meta = CheckpointMeta(network_sizes=sac.network_sizes(), extra=extra)
     save_checkpoint(shipped, sac.actor_arrays(), meta)
     empty = tmp_path / "weights"
     start = choose_start(None, empty, None, specs, actor_only=False, shipped=shipped)
-    assert start.shipped and shipped_kickstart(start, 0.0) == 50.0 and shipped_kickstart_filter(start, False)
-    assert shipped_teacher_surf(start, False)
+    assert start.shipped
+    taken = {"kickstart": 50.0, "kickstart_filter": True, "teacher_surf": True, "teacher_gun": "wave"}
+    unset = SacbotSettings.model_construct()  # the defaults, none set
+    assert set(taken) < set(SHIPPED_RECIPE) and shipped_recipe(start, unset) == taken
+    linear = SacbotSettings.model_construct(teacher_gun="linear")  # set, even to the default: the setting's
+    assert shipped_recipe(start, linear) == {k: v for k, v in taken.items() if k != "teacher_gun"}
     fresh = choose_start(None, empty, None, specs, actor_only=False, shipped=None)
-    assert shipped_kickstart(fresh, 0.0) == 0.0 and not shipped_kickstart_filter(fresh, False)
-    assert not shipped_teacher_surf(fresh, False)
+    assert shipped_recipe(fresh, unset) == {}
     # An actor archive written before it kept the temperature (the actor's arrays alone) still starts.
     assert start.arrays is not None and TEMPERATURE not in start.arrays
 
@@ -269,10 +281,8 @@ def test_a_training_start_from_the_shipped_actor_keeps_its_temperature_warms_up_
     assert "critics warm up: the first 2 updates step the critics alone" in log
     held = "anchor 50: the actor is held near the one this game started from"
     assert f"{held} (its movement entries at 0.5 of the gun's)" in log
-    assert (
-        "surfing teacher: its speed goes where the enemy's bullets have hit us least (the shipped actor's"
-        in log
-    )
+    assert "the shipped actor's recipe: kickstart 50, kickstart_filter True, teacher_surf True" in log
+    assert "surfing teacher: its speed goes where the enemy's bullets have hit us least" in log
     metrics = (tmp_path / "weights" / "training_metrics.jsonl").read_text().splitlines()
     trained = [m for m in map(json.loads, metrics) if m.get("updates")]
     assert trained and all(m["alpha"] < 1e-3 for m in trained)  # the shipped actor's ~8e-5, not 0.2

@@ -198,7 +198,7 @@ def training_record(
     how they were drawn, the radar mode and the shaping it played with, the training recipe as its trainer
     runs it (`RECIPE_SETTINGS`; `sacbot play` reads the teacher's back from a start), the exploration
     noise, the entropy target and the networks' input flags."""
-    from sacbot.runtime.startup import RECIPE_SETTINGS
+    from sacbot.runtime.startup import recipe_of
 
     record: dict[str, object] = {
         "opponents": list(opponents),
@@ -208,7 +208,7 @@ def training_record(
         "close_shaping": settings.close_shaping,
         "surf_shaping": settings.surf_shaping,
     }
-    record.update({name: getattr(config, name) for name in RECIPE_SETTINGS})
+    record.update(recipe_of(config))
     record["noise_beta"] = settings.noise_beta
     record["gun_spread"] = settings.gun_spread
     record["target_entropy"] = config.entropy_target()

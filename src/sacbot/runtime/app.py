@@ -138,9 +138,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         full_start_arrays,
         network_sizes_for,
         radar_mode_for,
-        shipped_kickstart,
-        shipped_kickstart_filter,
-        shipped_teacher_surf,
+        recipe_of,
+        shipped_recipe,
         sizes_said,
         target_entropy_for,
         trainer_config_for,
@@ -151,13 +150,8 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
 
     sizes = network_sizes_for(settings, first_meta)
 
-    def make_trainer(
-        kickstart: float,
-        kickstart_filter: bool,
-        teacher_surf: bool,
-        critic_warmup: int = 0,
-        anchor: float = 0.0,
-    ) -> SacTrainer:
+    def make_trainer(**chosen: Any) -> SacTrainer:
+        """A trainer of the settings' recipe with what play chose (`chosen`: TrainerConfig's fields)."""
         return SacTrainer(
             trainer_config_for(
                 settings,
@@ -166,16 +160,12 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                 seed=settings.seed or 0,
                 batch_size=settings.batch_size,
                 fresh_fraction=settings.fresh_fraction,
-                kickstart=kickstart,
-                kickstart_filter=kickstart_filter,
-                teacher_surf=teacher_surf,
-                critic_warmup=critic_warmup,
-                anchor=anchor,
                 target_entropy=target_entropy_for(settings.target_entropy, first_meta),
+                **chosen,
             )
         )
 
-    sac = make_trainer(settings.kickstart, settings.kickstart_filter, settings.teacher_surf)
+    sac = make_trainer()
     start = choose_start(
         settings.checkpoint,
         weights,
@@ -185,20 +175,13 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         shipped=shipped,
     )
     radar_mode, radar_source = radar_mode_for(settings.radar_mode, start.meta)
-    kickstart, kickstart_filter = settings.kickstart, settings.kickstart_filter
-    teacher_surf = settings.teacher_surf
-    if not eval_mode:  # the shipped actor trains on with the teacher's term it learnt, unless settings say
-        if "kickstart" not in settings.model_fields_set:
-            kickstart = shipped_kickstart(start, kickstart)
-        if "kickstart_filter" not in settings.model_fields_set:
-            kickstart_filter = shipped_kickstart_filter(start, kickstart_filter)
-        if "teacher_surf" not in settings.model_fields_set:
-            teacher_surf = shipped_teacher_surf(start, teacher_surf)
+    # The shipped actor trains on with the teacher it learnt from, unless settings say (`shipped_recipe`).
+    recipe = {} if eval_mode else shipped_recipe(start, settings)
+    if not eval_mode:
         # An actor archive's actor under fresh critics: their warm-up, then the anchor (`startup`).
-        fine_tune = (critic_warmup_for(settings.critic_warmup, start), anchor_for(settings.anchor, start))
-        chosen = (kickstart, kickstart_filter, teacher_surf, *fine_tune)
-        if chosen != (settings.kickstart, settings.kickstart_filter, settings.teacher_surf, 0, 0):
-            sac = make_trainer(*chosen)
+        warmup, anchor = critic_warmup_for(settings.critic_warmup, start), anchor_for(settings.anchor, start)
+        if recipe or warmup or anchor:
+            sac = make_trainer(critic_warmup=warmup, anchor=anchor, **recipe)
     # The critics' bullet inputs are stored with each training transition; an eval has no use for them.
     sizes = sac.config.sizes
     features = AgentFeatures(
@@ -251,14 +234,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
                     "aim_shaping": settings.aim_shaping,
                     "close_shaping": settings.close_shaping,
                     "surf_shaping": settings.surf_shaping,
-                    "kickstart": kickstart,
-                    "kickstart_filter": kickstart_filter,
-                    "self_imitation": settings.self_imitation,
-                    "hindsight_aim": settings.hindsight_aim,
-                    "hindsight_steps": settings.hindsight_steps,
-                    "hindsight_trigger": settings.hindsight_trigger,
-                    "hindsight_distance": settings.hindsight_distance,
-                    "hindsight_target": settings.hindsight_target,
+                    **recipe_of(sac.config),
                     "noise_beta": settings.noise_beta,
                     "target_entropy": sac.config.entropy_target(),
                 },
@@ -325,16 +301,17 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say(f"self-imitation {settings.self_imitation:g}: toward replay actions the critics rate higher")
     if settings.hindsight_aim > 0.0 and not eval_mode:
         _say(f"hindsight aim {settings.hindsight_aim:g}: the gun learns where each shot would have hit")
-    if sac.config.teacher_surf and kickstart > 0.0 and not eval_mode:
-        whose = (
-            ""
-            if teacher_surf == settings.teacher_surf
-            else " (the shipped actor's; SACBOT_TEACHER_SURF overrides)"
+    if recipe:
+        said = ", ".join(
+            f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}"
+            for name, value in recipe.items()
         )
-        _say(f"surfing teacher: its speed goes where the enemy's bullets have hit us least{whose}")
-    if (kickstart, kickstart_filter) != (settings.kickstart, settings.kickstart_filter):
-        how = ", Q-filtered" if kickstart_filter else ""
-        _say(f"kickstart {kickstart:g}{how} (the shipped actor's; SACBOT_KICKSTART[_FILTER] override)")
+        _say(f"the shipped actor's recipe: {said} (each SACBOT_<NAME> overrides)")
+    if sac.config.kickstart > 0.0 and not eval_mode:
+        if sac.config.teacher_surf:
+            _say("surfing teacher: its speed goes where the enemy's bullets have hit us least")
+        if sac.config.teacher_gun == "wave":
+            _say("wave gun teacher: it aims at the wave record's likeliest guess factor")
     if trainer is not None:
         _say(kept)
         if board_dir is not None:

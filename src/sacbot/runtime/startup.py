@@ -238,12 +238,6 @@ def _shipped_trained(start: StartWeights, key: str) -> object:
     return start.meta.extra.get(key) if start.shipped and start.meta is not None else None
 
 
-def _shipped_flag(start: StartWeights, key: str, setting: bool) -> bool:
-    """The shipped actor's switch `extra[key]` where it has one, else `setting`."""
-    trained = _shipped_trained(start, key)
-    return trained if isinstance(trained, bool) else setting
-
-
 # A training start with fresh critics under a trained actor (an actor archive, the shipped actor's
 # included): so many updates step the critics alone before the actor moves (`TrainerConfig.critic_warmup`),
 # and then the anchor term at this weight holds the actor near the one it started from
@@ -276,26 +270,36 @@ def anchor_for(setting: float | None, start: StartWeights) -> float:
     return ANCHOR if _fresh_critics(start) else 0.0
 
 
-def shipped_kickstart(start: StartWeights, setting: float) -> float:
-    """The kickstart weight a training start uses when SACBOT_KICKSTART is unset: the shipped actor's own
-    (`extra.kickstart`; with fresh critics and no teacher's term it collapsed within ten rounds), else the
-    setting's default."""
-    trained = _shipped_trained(start, "kickstart")
-    if isinstance(trained, int | float) and not isinstance(trained, bool) and trained >= 0:
-        return float(trained)
-    return setting
+# The recipe settings a training start from the shipped actor takes from its meta (`extra`, as it last learnt
+# them) where the settings leave them unset: the teacher's term (its weight, Q-filter and movement share) and
+# the teacher's movement and gun. With fresh critics and no teacher's term the shipped actor collapsed within
+# ten rounds; a teacher other than the one it learnt from pulls it off its play.
+SHIPPED_RECIPE = ("kickstart", "kickstart_filter", "kickstart_movement", "teacher_surf", "teacher_gun")
 
 
-def shipped_kickstart_filter(start: StartWeights, setting: bool) -> bool:
-    """Whether a training start Q-filters the teacher's term when SACBOT_KICKSTART_FILTER is unset: as the
-    shipped actor learnt it (`extra.kickstart_filter`), else the setting's default."""
-    return _shipped_flag(start, "kickstart_filter", setting)
+def shipped_recipe(start: StartWeights, settings: SacbotSettings) -> dict[str, Any]:
+    """The shipped actor's values of `SHIPPED_RECIPE` that differ from the settings', for those the settings
+    leave unset, each validated as its setting is (an archive from before a setting, or a value that does not
+    validate, keeps the setting's); empty for any other start."""
+    from pydantic import ValidationError
+
+    taken: dict[str, Any] = {}
+    for name in SHIPPED_RECIPE:
+        trained = _shipped_trained(start, name)
+        if trained is None or name in settings.model_fields_set:
+            continue
+        try:
+            value = getattr(type(settings).model_validate({**settings.model_dump(), name: trained}), name)
+        except ValidationError:
+            continue
+        if value != getattr(settings, name):
+            taken[name] = value
+    return taken
 
 
-def shipped_teacher_surf(start: StartWeights, setting: bool) -> bool:
-    """Whether a training start's teacher surfs when SACBOT_TEACHER_SURF is unset: as the shipped actor's
-    did (`extra.teacher_surf`; an archive from before the setting: no), else the setting's default."""
-    return _shipped_flag(start, "teacher_surf", setting)
+def recipe_of(config: TrainerConfig) -> dict[str, Any]:
+    """The training recipe as a trainer runs it (`RECIPE_SETTINGS`), as checkpoints record it in `extra`."""
+    return {name: getattr(config, name) for name in RECIPE_SETTINGS}
 
 
 def actor_specs(specs: ArraySpecs) -> ArraySpecs:
