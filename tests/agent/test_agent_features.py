@@ -531,6 +531,21 @@ def test_a_shorter_wave_memory_forgets_faster() -> None:
     assert m.threat_bins == [0.0] * 9  # the hit record keeps its own decay (no hits here)
 
 
+def test_a_new_game_forgets_the_records_and_keeps_the_memorys_settings() -> None:
+    """`RoundMemory.start_game`: the arena's size and our id of the new game, the wave record cleared; the
+    shapings, gun offset and wave decay the memory was made with stay (play, exported bots, the league)."""
+    m = F.RoundMemory(
+        arena_width=W, arena_height=H, my_id=ME, wave_decay=0.5, gun_offset=True, aim_shaping=2.0
+    )
+    _wave_game(m, 90.0, 8.0)
+    assert any(m.wave_bins)
+    m.start_game(1000.0, 1000.0, 7)
+    assert (m.arena_width, m.arena_height, m.my_id) == (1000.0, 1000.0, 7)
+    assert m.diagonal == pytest.approx(math.hypot(1000.0, 1000.0))
+    assert m.wave_bins == [0.0] * 9 and m.threat_bins == [0.0] * 9 and not m.waves and not m.seen
+    assert (m.wave_decay, m.gun_offset, m.aim_shaping) == (0.5, True, 2.0)
+
+
 def test_no_wave_starts_before_the_enemy_is_seen_and_a_round_drops_the_waves_in_flight() -> None:
     m = memory()
     t = tick(state(x=100.0, y=300.0), turn=1)

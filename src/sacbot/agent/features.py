@@ -129,8 +129,9 @@ class RoundMemory:
     wave inputs (`wave_inputs`), over the whole game: where the enemy was when our past shots' waves reached
     it; for the threat inputs (`threat_inputs`), where its bullets hit us.
 
-    Make one per game with the arena size and our bot id (GameStartedEventForBot.my_id); call `new_round()` at
-    every round start (and `new_game()` when one memory serves game after game).
+    Make one with its settings (the shapings, the gun offset, the wave decay), the arena size and our bot id
+    (GameStartedEventForBot.my_id); call `start_game()` at a game's start (`new_game()` where the arena and
+    the id stay) and `new_round()` at every round start.
     """
 
     arena_width: float
@@ -190,6 +191,12 @@ class RoundMemory:
 
     def __post_init__(self) -> None:
         self.diagonal = math.hypot(self.arena_width, self.arena_height)
+
+    def start_game(self, arena_width: float, arena_height: float, my_id: int | None) -> None:
+        """A new game in an arena of this size, our bot id this one; the memory's settings stay."""
+        self.arena_width, self.arena_height, self.my_id = arena_width, arena_height, my_id
+        self.diagonal = math.hypot(arena_width, arena_height)
+        self.new_game()
 
     def new_game(self) -> None:
         """Forget the game's records of the enemy's answers to our shots and of where its bullets hit us (a

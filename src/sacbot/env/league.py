@@ -101,13 +101,7 @@ class FrozenActorBot(ClassicBot):
     def on_game_started(self, event: GameStartedEventForBot) -> None:
         super().on_game_started(event)
         setup = event.game_setup
-        self.memory = RoundMemory(
-            float(setup.arena_width),
-            float(setup.arena_height),
-            event.my_id,
-            gun_offset=self.actor.sizes.gun_offset,
-            wave_decay=self.actor.sizes.wave_decay,
-        )
+        self.memory.start_game(float(setup.arena_width), float(setup.arena_height), event.my_id)
         self._round = 0
 
     def on_tick(self, tick: TickEventForBot) -> BotIntent:

@@ -226,14 +226,7 @@ class ExportedPolicy:
         self.action: np.ndarray | None = None
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
-        sizes = self.actor.sizes
-        self.memory = RoundMemory(  # a new wave record
-            float(arena_width),
-            float(arena_height),
-            int(my_id),
-            gun_offset=sizes.gun_offset,
-            wave_decay=sizes.wave_decay,
-        )
+        self.memory.start_game(float(arena_width), float(arena_height), int(my_id))  # a new wave record
         self.start_round()
 
     def start_round(self) -> None:

@@ -99,13 +99,9 @@ class AgentFeatures:
         surf_shaping: float = 0.0,
     ) -> None:
         self.radar_mode: RadarMode = radar_mode
-        self.gun_offset = sizes.gun_offset  # the gun entry's meaning (`NetworkSizes.gun_offset`)
-        self.wave_decay = sizes.wave_decay  # how the wave inputs' record forgets (`NetworkSizes.wave_decay`)
-        self.aim_shaping, self.close_shaping = aim_shaping, close_shaping
         problem = shaping_problem(aim_shaping, close_shaping, surf_shaping, sizes.threat_inputs)
         if problem is not None:
             raise UserError(problem, exit_code=2)
-        self.surf_shaping = surf_shaping
         # Observations then carry the wave and threat inputs after the state (`NetworkSizes.wave_inputs`,
         # `.threat_inputs`), then the critics' own inputs (`NetworkSizes.bullet_inputs`).
         self.wave_inputs, self.threat_inputs = sizes.wave_inputs, sizes.threat_inputs
@@ -119,21 +115,12 @@ class AgentFeatures:
             aim_shaping=aim_shaping,
             close_shaping=close_shaping,
             surf_shaping=surf_shaping,
-            gun_offset=self.gun_offset,
-            wave_decay=self.wave_decay,
+            gun_offset=sizes.gun_offset,
+            wave_decay=sizes.wave_decay,
         )
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
-        self.memory = RoundMemory(
-            arena_width,
-            arena_height,
-            my_id,
-            aim_shaping=self.aim_shaping,
-            close_shaping=self.close_shaping,
-            surf_shaping=self.surf_shaping,
-            gun_offset=self.gun_offset,
-            wave_decay=self.wave_decay,
-        )
+        self.memory.start_game(arena_width, arena_height, my_id)
 
     def start_round(self) -> None:
         self.memory.new_round()
