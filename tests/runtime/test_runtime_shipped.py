@@ -317,7 +317,9 @@ def test_the_opt_out_starts_fresh(
 
 def test_arena_run_shows_sacbot_winning(tmp_path: Path) -> None:
     """The README's first battle: `sacbot arena run bots/SacBot bots/SpinBot` with an empty weights folder
-    (a training `play`: the shipped actor, fresh critics, its teacher's term)."""
+    (a training `play`: the shipped actor, fresh critics, its teacher's term, actions sampled). It wins about
+    0.8 of these rounds (33 of 40 in eight runs of 5), so 10 rounds with at least 5 won fail by chance about
+    once in 300 runs, where 3 of 5 failed once in 25."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SACBOT_", "BOT_", "SERVER_"))}
     env["SACBOT_WEIGHTS_DIR"] = str(tmp_path / "weights")
     proc = subprocess.run(
@@ -330,7 +332,7 @@ def test_arena_run_shows_sacbot_winning(tmp_path: Path) -> None:
             "bots/SacBot",
             "bots/SpinBot",
             "--rounds",
-            "5",
+            "10",
             "--json",
         ],
         cwd=BOTS.parent,
@@ -341,4 +343,4 @@ def test_arena_run_shows_sacbot_winning(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout)["results"]
-    assert results[0]["name"] == "SacBot" and results[0]["firstPlaces"] >= 3, results
+    assert results[0]["name"] == "SacBot" and results[0]["firstPlaces"] >= 5, results
