@@ -1,7 +1,7 @@
 """The layout of a weights folder and of a campaign run folder: every file and folder name, defined once.
 
 A weights folder (`sacbot play`'s SACBOT_WEIGHTS_DIR, a bot directory's `weights/`, a `sacbot train-fast
---out` folder, a campaign run's `weights/` and `pretrain/`):
+--out` folder, a campaign run's `weights/`, `pretrain/` and `stage-<name>/`):
     latest.zip, best.zip, opponents/<Opponent>.zip   the checkpoint slots (`sacbot.checkpoint.slots`)
     replay.npz               the replay kept across processes (`sacbot.checkpoint.replay_file`)
     training_metrics.jsonl   one line per train pass or save (`sacbot.records.MetricsLine`)
@@ -19,9 +19,10 @@ A campaign run folder (`sacbot train-campaign`'s `--out`):
                              metadata is the truth); older runs have it as the text file `best_score`
     eval/                    the candidate being evaluated, and `weights/`, the eval bot's (eval mode writes
                              nothing there)
-    logs/                    the bots' output per game, `pretrain.log`
+    logs/                    the bots' output per game, `pretrain.log`, `stage-<name>.log`
     league/                  the league's frozen snapshots, `SacSnap<chunk>/` bot directories
     pretrain/                the pretraining phase's weights folder (`sacbot train-fast --out`)
+    stage-<name>/            each `[[pretrain.stages]]` fine-tune's weights folder, the same way
     recordings/              with `[record]`: battle recordings of its games,
                              `game-<time>-chunk-<chunk>-a<attempt>.battle.gz` and
                              `game-<time>-eval-<chunk>-<Opponent>.battle.gz` (`sacbot.viewer.recording`)
@@ -55,6 +56,7 @@ LEGACY_BEST_SCORE = "best_score"  # the text mirror older runs wrote (`<score> <
 EVAL_DIR = "eval"
 LOGS_DIR = "logs"
 PRETRAIN_DIR = "pretrain"
+STAGE_PREFIX = "stage-"
 REPORT_DIR = "report"
 RECORDINGS_DIR = "recordings"
 CANDIDATE_PREFIX = "candidate-"
@@ -188,6 +190,10 @@ class RunPaths:
     @property
     def pretrain(self) -> WeightsPaths:
         return WeightsPaths(self.out / PRETRAIN_DIR)
+
+    def stage(self, name: str) -> WeightsPaths:
+        """A pretraining stage's weights folder."""
+        return WeightsPaths(self.out / f"{STAGE_PREFIX}{name}")
 
     @property
     def report(self) -> Path:

@@ -284,6 +284,50 @@ def test_a_pretraining_already_at_its_budget_is_not_run_again(tmp_path: Path) ->
     assert trained is not None and trained.env_steps > before.env_steps  # chunk 1 went on from it
 
 
+def test_pretraining_stages_fine_tune_in_order_and_seed_the_first_chunk(tmp_path: Path) -> None:
+    """`[[pretrain.stages]]`: each a real `sacbot train-fast` from the phase before's actor over fresh
+    critics, with the `[bot]` changes of every stage so far, its steps in `runs` resumed runs; the last
+    stage's weights start chunk 1, whose bot takes every stage's changes too."""
+    cfg = write_campaign(tmp_path, budget=1, every=0)
+    cfg.write_text(
+        cfg.read_text()
+        + f'\n[pretrain]\nsteps = 2500\nenvs = 2\nopponents = ["{OPPONENT}"]\nupdates_per_step = 0.2\n'
+        + "[bot]\naim_shaping = 0.5\n"
+        + '[[pretrain.stages]]\nname = "close"\nsteps = 600\ncritic_warmup = 50\n'
+        + "[pretrain.stages.bot]\nclose_shaping = 2.0\n"
+        + '[[pretrain.stages]]\nname = "pfsp"\nsteps = 800\nruns = 2\n'
+        + '[pretrain.stages.league]\nsampling = "pfsp"\n'
+        + "[pretrain.stages.bot]\naim_shaping = 0.25\n"
+    )
+    out = tmp_path / "run"
+    result = campaign(cfg, out)
+    assert result.returncode == 0, result.stderr[-2000:]
+    events = log(out)
+    starts = [e for e in events if e["event"] == "pretrain_start"]
+    assert [e.get("name") for e in starts] == [None, "stage-close", "stage-pfsp", "stage-pfsp"]
+    assert "--start-actor" in starts[1]["command"] and "--sampling pfsp" in starts[2]["command"]
+    names = [e["event"] for e in events]
+    assert names.index("pretrain_done") < names.index("chunk_start")
+    pre, close, pfsp = (read_meta(out / f / "latest.zip") for f in ("pretrain", "stage-close", "stage-pfsp"))
+    trained = read_meta(out / "weights" / "latest.zip")
+    assert pre is not None and close is not None and pfsp is not None and trained is not None
+    assert pre.env_steps >= 2500 and close.env_steps >= pre.env_steps + 600
+    assert pfsp.env_steps >= close.env_steps + 800 and trained.env_steps > pfsp.env_steps
+    # Each stage's settings: [bot], then every stage's changes so far; the chunk's bot takes them all.
+    assert (close.extra["aim_shaping"], close.extra["close_shaping"]) == (0.5, 2.0)
+    assert (pfsp.extra["aim_shaping"], pfsp.extra["close_shaping"]) == (0.25, 2.0)
+    assert (trained.extra["aim_shaping"], trained.extra["close_shaping"]) == (0.25, 2.0)
+    close_log = (out / "logs" / "stage-close.log").read_text()
+    assert "over fresh critics" in close_log
+    assert f"the updates before update {pre.updates + 50} step the critics alone" in close_log
+    pfsp_log = (out / "logs" / "stage-pfsp.log").read_text()
+    assert pfsp_log.count("over fresh critics") == 1 and "resumed from" in pfsp_log
+    assert pfsp_log.count("trained ") == 2  # two runs, the second resuming the first
+    again = campaign(cfg, out)  # the re-run finds every phase done and runs none of them again
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert len([e for e in log(out) if e["event"] == "pretrain_start"]) == 4
+
+
 def test_sigterm_during_pretraining_saves_it_where_it_stands_and_the_rerun_resumes_it(tmp_path: Path) -> None:
     """A supervisor's SIGTERM to the campaign reaches its train-fast, which saves that env step and its
     replay; no process is left, and the re-run resumes the pretraining from there."""

@@ -25,6 +25,7 @@ from sacbot.records import CampaignEvent, EvalRecord, MetricsLine, RoundLine
 REPO = Path(__file__).resolve().parents[2]
 
 MINIMAL = {"name": "t", "chunks": {"rounds": 2, "budget": 3}, "opponents": {"SpinBot": 1}}
+PRE = {"steps": 100, "opponents": ["SpinBot"]}
 
 
 def test_shipped_campaigns_load() -> None:
@@ -78,6 +79,8 @@ kickstart_movement_from = 3000
 kickstart_filter = true
 teacher_surf = true
 teacher_gun = "wave"
+anchor = 5.0
+anchor_movement = 10.0
 self_imitation = 2.0
 hindsight_aim = 3.0
 hindsight_steps = 4
@@ -113,6 +116,8 @@ eval_actions = "speed"
         "SACBOT_KICKSTART_FILTER": "1",
         "SACBOT_TEACHER_SURF": "1",
         "SACBOT_TEACHER_GUN": "wave",
+        "SACBOT_ANCHOR": "5.0",
+        "SACBOT_ANCHOR_MOVEMENT": "10.0",
         "SACBOT_SELF_IMITATION": "2.0",
         "SACBOT_HINDSIGHT_AIM": "3.0",
         "SACBOT_HINDSIGHT_STEPS": "4",
@@ -166,6 +171,21 @@ eval_actions = "speed"
         ({**MINIMAL, "bot": {"gun_spread": 0.5}}, "bot.gun_spread"),
         ({**MINIMAL, "bot": {"kickstart": 5.0}, "game": {"setup": {"arena_width": 1000}}}, "bot.kickstart"),
         ({k: v for k, v in MINIMAL.items() if k != "name"}, "name"),
+        ({**MINIMAL, "pretrain": {**PRE, "stages": [{"name": "a b", "steps": 9}]}}, "pretrain.stages.0.name"),
+        ({**MINIMAL, "pretrain": {**PRE, "stages": [{"name": "a", "steps": 0}]}}, "pretrain.stages.0.steps"),
+        ({**MINIMAL, "pretrain": {**PRE, "stages": [{"name": "a", "steps": 9}] * 2}}, "pretrain.stages"),
+        (
+            {**MINIMAL, "pretrain": {**PRE, "stages": [{"name": "a", "steps": 9, "bot": {"anchor": -1}}]}},
+            "pretrain.stages.0.bot.anchor",
+        ),
+        (
+            {
+                **MINIMAL,
+                "game": {"setup": {"arena_width": 1000}},
+                "pretrain": {**PRE, "stages": [{"name": "a", "steps": 9, "bot": {"kickstart": 5.0}}]},
+            },
+            "bot.kickstart",
+        ),  # fmt: skip
     ],
 )
 def test_bad_campaign_names_the_field(data: dict[str, object], field: str) -> None:
@@ -174,6 +194,30 @@ def test_bad_campaign_names_the_field(data: dict[str, object], field: str) -> No
     message = str(info.value)
     assert message.startswith(f"c.toml: {field}")
     assert "\n" not in message and info.value.exit_code == 2
+
+
+def test_each_stage_changes_the_bot_from_there_on() -> None:
+    """`bot_for(n)`: `[bot]` with the first n stages' changes over it, in order; None: all (the chunks')."""
+    stages = [
+        {"name": "surf", "steps": 9, "bot": {"teacher_surf": True, "anchor": 50.0, "anchor_movement": 0.0}},
+        {"name": "gun", "steps": 9, "runs": 3, "bot": {"anchor": 5.0, "teacher_gun": "wave"}},
+    ]
+    c = parse_campaign({**MINIMAL, "pretrain": {**PRE, "stages": stages}, "bot": {"kickstart": 50.0}})
+    assert c.bot_for(0) == c.bot and c.bot_for(0).environment() == {"SACBOT_KICKSTART": "50.0"}
+    assert c.bot_for(1).environment() == {
+        "SACBOT_KICKSTART": "50.0", "SACBOT_TEACHER_SURF": "1", "SACBOT_ANCHOR": "50.0",
+        "SACBOT_ANCHOR_MOVEMENT": "0.0",
+    }  # fmt: skip
+    assert c.bot_for() == c.bot_for(2) and c.bot_for().environment() == {
+        "SACBOT_KICKSTART": "50.0", "SACBOT_TEACHER_SURF": "1", "SACBOT_TEACHER_GUN": "wave",
+        "SACBOT_ANCHOR": "5.0", "SACBOT_ANCHOR_MOVEMENT": "0.0",
+    }  # fmt: skip
+    assert (
+        c.pretrain is not None
+        and c.pretrain.stages[1].runs == 3
+        and c.pretrain.stages[0].critic_warmup == 2000
+    )
+    assert parse_campaign(MINIMAL).bot_for() == parse_campaign(MINIMAL).bot  # no pretraining, no stages
 
 
 def test_bad_toml_and_missing_file(tmp_path: Path) -> None:

@@ -110,3 +110,36 @@ def test_inprocess_duel_says_how_far_the_speed_follows_the_surfing_teacher(tmp_p
     assert bad.returncode != 0
     said = f"inprocess_duel: {plain}: --agreement reads the threat inputs, which it has not"
     assert bad.stderr.strip() == said
+
+
+def test_train_fast_start_actor_takes_a_checkpoints_actor_over_fresh_critics(tmp_path: Path) -> None:
+    """`--start-actor`: a full checkpoint's actor and temperature, its counters, fresh critics; a folder that
+    holds a run already resumes it instead."""
+    first = tmp_path / "first"
+    train_fast("Walls", first, steps=400, envs=2, seed=1, updates_per_step=0.5, warmup_steps=100,
+               max_turns=100)  # fmt: skip
+    held, held_meta = load_checkpoint(latest_path(first))
+    assert held_meta is not None and held_meta.updates > 0
+    run, said = tmp_path / "run", list[str]()
+    train_fast("Walls", run, steps=100, envs=2, seed=2, updates_per_step=0.0, max_turns=100,
+               start_actor=latest_path(first), log=said.append)  # fmt: skip
+    assert any(line.startswith("start: ") and "over fresh critics" in line for line in said), said
+    start, meta = load_checkpoint(latest_path(run))
+    assert meta is not None and meta.updates == held_meta.updates and meta.contents == "full"
+    actor = [k for k in held if k.startswith("actor.")] + ["log_alpha"]
+    assert all(np.array_equal(start[k], held[k]) for k in actor)
+    assert not np.array_equal(start["critic1.fc_in.weight"], held["critic1.fc_in.weight"])
+    assert not np.array_equal(start["target2.q.weight"], held["target2.q.weight"])
+    said.clear()
+    train_fast("Walls", run, steps=100, envs=2, seed=2, updates_per_step=0.0, max_turns=100,
+               start_actor=latest_path(first), log=said.append)  # fmt: skip
+    assert not any(line.startswith("start: ") for line in said) and any("resumed from" in x for x in said)
+    again, _ = load_checkpoint(latest_path(run))
+    assert np.array_equal(again["critic1.fc_in.weight"], start["critic1.fc_in.weight"])  # no updates asked
+    bad = subprocess.run(
+        [sys.executable, "-m", "sacbot", "train-fast", "--out", str(tmp_path / "bad"), "--start-actor",
+         str(tmp_path / "missing.zip"), "--steps", "10"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode != 0 and "missing.zip" in bad.stderr and "Traceback" not in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr

@@ -67,7 +67,7 @@ def chunk_env(campaign: Campaign, paths: RunPaths, chunk: int, attempt: int, opp
     """The training bot's settings for one attempt of a chunk: it trains in the run's weights folder, from
     `latest` when there is one."""
     env = {
-        **campaign.bot.environment(),
+        **campaign.bot_for().environment(),
         "SACBOT_WEIGHTS_DIR": str(paths.weights.folder.resolve()),
         "SACBOT_OPPONENT": opponent_name(opponent),
         "SACBOT_EVAL_MODE": "0",
@@ -85,7 +85,7 @@ def eval_env(campaign: Campaign, paths: RunPaths, checkpoint: Path, opponent: st
     """The training bot's settings for an eval game: eval mode from `checkpoint`, in the eval weights folder
     (eval mode writes nothing; never the training folder)."""
     return {
-        **campaign.bot.environment(),
+        **campaign.bot_for().environment(),
         "SACBOT_WEIGHTS_DIR": str(paths.eval_weights.folder.resolve()),
         "SACBOT_OPPONENT": opponent_name(opponent),
         "SACBOT_EVAL_MODE": "1",

@@ -110,39 +110,6 @@ def _check_weights(value: dict[str, float]) -> dict[str, float]:
     return value
 
 
-class PretrainConfig(_Strict):
-    """A fast in-process pretraining phase (`sacbot train-fast`) before the first real-time chunk."""
-
-    steps: int = Field(..., ge=1)
-    envs: int = Field(default=8, ge=1)
-    # A list: arena i plays opponents[i % n] ("spread"); a table name = weight: drawn per game by weight.
-    opponents: list[str] | dict[str, float] = Field(..., min_length=1)
-    updates_per_step: float = Field(default=1.0, ge=0.0)  # SAC updates per vector step (`--updates-per-step`)
-    torch_threads: int = Field(default=1, ge=1)  # `--torch-threads`: nothing else runs during pretraining
-    teacher_lead: int = Field(default=0, ge=0)  # `--teacher-lead`: first N steps played by the teacher
-    rounds_per_game: int = Field(default=10, ge=1)  # `--rounds-per-game`: a new game (and draw) after them
-    # `[pretrain.league]`: sampling per game (default "weights") and FastSnap snapshots every N env steps.
-    league: LeagueConfig | None = None
-
-    @field_validator("opponents")
-    @classmethod
-    def _opponent_weights(cls, value: list[str] | dict[str, float]) -> list[str] | dict[str, float]:
-        return _check_weights(value) if isinstance(value, dict) else value
-
-    @property
-    def sampling(self) -> str:
-        """`train-fast --sampling`: the league's, else "weights" for a table, "spread" for a list."""
-        if self.league is not None:
-            return self.league.sampling
-        return "weights" if isinstance(self.opponents, dict) else "spread"
-
-    def opponents_arg(self) -> str:
-        """`train-fast --opponents`: `A,B` for a list, `A:2,B:1` for a table."""
-        if isinstance(self.opponents, dict):
-            return ",".join(f"{name}:{weight:g}" for name, weight in self.opponents.items())
-        return ",".join(self.opponents)
-
-
 class BotSettings(_Strict):
     """Opt-in settings of the training bot, for pretraining, real-time chunks and evals alike.
 
@@ -167,6 +134,11 @@ class BotSettings(_Strict):
     kickstart_movement_from: int | None = Field(default=None, ge=0)  # ... from this update on (0: the start)
     teacher_surf: bool | None = None  # the teacher's speed surfs the enemy's waves (needs threat_inputs)
     teacher_gun: TeacherGun | None = None  # "wave": the teacher aims at the wave inputs' peak (needs them)
+    # the actor held toward the one its train-fast run (or game) started from, this weight (0: off) ...
+    anchor: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    anchor_movement: float | None = Field(
+        default=None, ge=0.0, allow_inf_nan=False
+    )  # ... its turn and speed x
     # toward the replay's own actions where the critics rate them above the actor's mean (0: off)
     self_imitation: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     # toward the gun turn that would have hit, the step before each shot, found after the round (0: off)
@@ -218,6 +190,8 @@ class BotSettings(_Strict):
             "kickstart_filter": None if self.kickstart_filter is None else int(self.kickstart_filter),
             "teacher_surf": None if self.teacher_surf is None else int(self.teacher_surf),
             "teacher_gun": self.teacher_gun,
+            "anchor": self.anchor,
+            "anchor_movement": self.anchor_movement,
             "self_imitation": self.self_imitation,
             "hindsight_aim": self.hindsight_aim,
             "hindsight_steps": self.hindsight_steps,
@@ -242,6 +216,76 @@ class BotSettings(_Strict):
             "eval_actions": self.eval_actions,
         }
         return {f"SACBOT_{k.upper()}": str(v) for k, v in values.items() if v is not None}
+
+
+class StageConfig(_Strict):
+    """`[[pretrain.stages]]`: a fine-tune after the pretraining (or the stage before), in `stage-<name>/`.
+
+    `sacbot train-fast --start-actor` from the phase before's actor over fresh critics (its counters kept),
+    the critics learning alone for their first `critic_warmup` updates, on the pretraining's arenas,
+    opponents and rates. Its `[pretrain.stages.bot]` changes the file's `[bot]` from this stage on: the
+    stages after it, the real-time chunks and the evals take them too.
+    """
+
+    name: str = Field(..., pattern=r"^[A-Za-z0-9_-]+$", max_length=40)
+    steps: int = Field(..., ge=1)  # env steps of this stage
+    # The steps in this many train-fast runs, each resuming the one before (critics, replay and league go on;
+    # an anchor is taken anew on the actor at the start of each).
+    runs: int = Field(default=1, ge=1)
+    critic_warmup: int = Field(default=2000, ge=0)  # updates that step the fresh critics alone
+    # The league of its own runs (None: the opponents drawn as the pretraining's table or list says).
+    league: LeagueConfig | None = None
+    bot: BotSettings = Field(default_factory=lambda: BotSettings())
+
+
+class PretrainConfig(_Strict):
+    """A fast in-process pretraining phase (`sacbot train-fast`) before the first real-time chunk."""
+
+    steps: int = Field(..., ge=1)
+    envs: int = Field(default=8, ge=1)
+    # A list: arena i plays opponents[i % n] ("spread"); a table name = weight: drawn per game by weight.
+    opponents: list[str] | dict[str, float] = Field(..., min_length=1)
+    updates_per_step: float = Field(default=1.0, ge=0.0)  # SAC updates per vector step (`--updates-per-step`)
+    torch_threads: int = Field(default=1, ge=1)  # `--torch-threads`: nothing else runs during pretraining
+    teacher_lead: int = Field(default=0, ge=0)  # `--teacher-lead`: first N steps played by the teacher
+    rounds_per_game: int = Field(default=10, ge=1)  # `--rounds-per-game`: a new game (and draw) after them
+    # `[pretrain.league]`: sampling per game (default "weights") and FastSnap snapshots every N env steps.
+    league: LeagueConfig | None = None
+    # `[[pretrain.stages]]`: fine-tunes after it, in order; the last one's weights start the chunks.
+    stages: list[StageConfig] = Field(default_factory=list)
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponent_weights(cls, value: list[str] | dict[str, float]) -> list[str] | dict[str, float]:
+        return _check_weights(value) if isinstance(value, dict) else value
+
+    @field_validator("stages")
+    @classmethod
+    def _stage_names(cls, value: list[StageConfig]) -> list[StageConfig]:
+        names = [stage.name for stage in value]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"two stages are called {name!r}")
+        return value
+
+    @property
+    def sampling(self) -> str:
+        """`train-fast --sampling`: the league's, else "weights" for a table, "spread" for a list."""
+        if self.league is not None:
+            return self.league.sampling
+        return "weights" if isinstance(self.opponents, dict) else "spread"
+
+    def opponents_arg(self) -> str:
+        """`train-fast --opponents`: `A,B` for a list, `A:2,B:1` for a table."""
+        if isinstance(self.opponents, dict):
+            return ",".join(f"{name}:{weight:g}" for name, weight in self.opponents.items())
+        return ",".join(self.opponents)
+
+    def stage_sampling(self, stage: StageConfig) -> str:
+        """A stage's `train-fast --sampling`: its league's, else the opponents' own (no league)."""
+        if stage.league is not None:
+            return stage.league.sampling
+        return "weights" if isinstance(self.opponents, dict) else "spread"
 
 
 class LogConfig(_Strict):
@@ -375,6 +419,16 @@ class Campaign(_Strict):
             data["sacbot_dir"] = str(self.sacbot_dir.resolve())
         return data
 
+    def bot_for(self, stages: int | None = None) -> BotSettings:
+        """The training bot's settings after the first `stages` of the pretraining's stages (None: all of
+        them, as the real-time chunks and the evals take them): `[bot]` with each stage's changes over it."""
+        bot = self.bot
+        for stage in [] if self.pretrain is None else self.pretrain.stages[:stages]:
+            changes = stage.bot.model_dump(exclude_none=True)
+            if changes:
+                bot = BotSettings.model_validate({**bot.model_dump(exclude_none=True), **changes})
+        return bot
+
     def out_dir(self, override: Path | None = None) -> Path:
         return override or self.out or Path("runs") / self.name
 
@@ -402,7 +456,8 @@ def parse_campaign(data: dict[str, Any], source: str = "campaign") -> Campaign:
         # A check across fields (a model validator at the top) names its field itself.
         where = f"{_field_path(err['loc'])}: " if err["loc"] else ""
         raise UserError(f"{source}: {where}{msg}", exit_code=2) from None
-    if campaign.bot.kickstart:
+    stages = 0 if campaign.pretrain is None else len(campaign.pretrain.stages)
+    if any(campaign.bot_for(n).kickstart for n in range(stages + 1)):
         from sacbot.engine import game_setup_for
 
         setup = game_setup_for(campaign.game.type, **campaign.game.setup)

@@ -21,12 +21,13 @@ from typing import Any
 
 from sacbot.campaign.arena_lifecycle import ArenaServer, GameSelection
 from sacbot.campaign.bot_env import BotDirs, chunk_env, eval_env, game_booters, stop_bots
-from sacbot.campaign.config import Campaign, PretrainConfig, opponent_name
+from sacbot.campaign.config import Campaign, PretrainConfig, StageConfig, opponent_name
 from sacbot.campaign.faults import Fault, FaultPlan
 from sacbot.campaign.loop import ChunkFailed, ChunkOutcome, GameScore, Reporter
 from sacbot.campaign.scoring import summarize_results
 from sacbot.campaign.watch import GameWatch, WatchedGame
 from sacbot.errors import UserError
+from sacbot.opponents.sampling import LeagueConfig
 from sacbot.rundir import RunPaths, WeightsPaths
 
 PRETRAIN_STOP_S = 120.0  # how long an interrupted pretraining may take to save before it is killed
@@ -97,63 +98,98 @@ class ArenaBackend:
         return GameScore(result.rounds, wins, win_rate, share, damage)
 
     def pretrain(self, report: Reporter) -> None:
+        """The pretraining, then its stages in order, each resumed where its folder stands; the last one's
+        weights (and replay) become the run's `latest`."""
         cfg = self.campaign.pretrain
         assert cfg is not None
         from sacbot.env.fast_saver import resumed_meta
 
-        pretrain = self.paths.pretrain
+        phase = self.paths.pretrain
         # train-fast's --steps are more steps from where its folder stands: a resumed pretraining gets what is
         # left of the file's budget, and one already at its budget (stopped before its weights were copied)
         # runs no more.
-        done = resumed_meta(pretrain.folder)  # None: nothing yet (a damaged one: train-fast's own error line)
+        done = resumed_meta(phase.folder)  # None: nothing yet (a damaged one: train-fast's own error line)
         left = cfg.steps - (0 if done is None else done.env_steps)
         if left > 0:
             self._run_pretraining(cfg, left, report)
-        if pretrain.latest.is_file():
+        for index, stage in enumerate(cfg.stages):
+            phase = self._run_stage(cfg, index, stage, phase.latest, report)
+        if phase.latest.is_file():
             from sacbot.campaign.loop import copy_tree_file
 
             # The replay first: `latest` is what marks the pretraining done, and the first chunk's bot
             # loads this replay (SACBOT_REPLAY_KEEP) instead of fitting its first two fresh rounds.
-            if pretrain.replay.is_file():
-                copy_tree_file(pretrain.replay, self.paths.weights.replay)
-            copy_tree_file(pretrain.latest, self.paths.latest)
+            if phase.replay.is_file():
+                copy_tree_file(phase.replay, self.paths.weights.replay)
+            copy_tree_file(phase.latest, self.paths.latest)
 
     def _run_pretraining(self, cfg: PretrainConfig, steps: int, report: Reporter) -> None:
-        import subprocess
-
-        out = self.paths.pretrain.folder
         cmd = [
-            sys.executable, "-m", "sacbot", "train-fast", "--opponents", cfg.opponents_arg(),
-            "--steps", str(steps), "--envs", str(cfg.envs), "--out", str(out),
-            "--seed", str(self.campaign.seed), "--updates-per-step", str(cfg.updates_per_step),
-            "--torch-threads", str(cfg.torch_threads), "--teacher-lead", str(cfg.teacher_lead),
-            "--rounds-per-game", str(cfg.rounds_per_game), "--sampling", cfg.sampling,
+            "--steps", str(steps), "--teacher-lead", str(cfg.teacher_lead), "--sampling", cfg.sampling,
+            *_league_options(cfg.league),
         ]  # fmt: skip
-        if cfg.league is not None:
-            league = cfg.league
-            cmd += [
-                "--snapshot-every", str(league.snapshot_every), "--snapshot-cap", str(league.snapshot_cap),
-                "--snapshot-weight", str(league.snapshot_weight), "--pfsp-power", str(league.pfsp_power),
-                "--pfsp-floor", str(league.pfsp_floor), "--pfsp-window", str(league.pfsp_window),
-                "--pfsp-curve", league.pfsp_curve, "--pfsp-revisit", str(league.pfsp_revisit),
-            ]  # fmt: skip
-        if self.campaign.log.tensorboard is not None:
-            cmd += ["--tensorboard", str(self.campaign.log.tensorboard.resolve())]
         ray = self.campaign.ray
         if ray is not None and ray.pretrain:  # the arenas in Ray env runners, this learner fed by them
             cmd += ["--ray", "--runners", str(ray.runners)]
             if ray.address:
                 cmd += ["--ray-address", ray.address]
-        report({"event": "pretrain_start", "command": " ".join(cmd)})
+        env = self.campaign.bot.environment()
+        self._train_fast("pretrain", self.paths.pretrain.folder, self.campaign.seed, cmd, env, report)
+
+    def _run_stage(
+        self, cfg: PretrainConfig, index: int, stage: StageConfig, before: Path, report: Reporter
+    ) -> WeightsPaths:
+        """One stage: from the actor of `before` (the phase before's latest) over fresh critics, its steps in
+        `stage.runs` train-fast runs; each run (and a resumed one) goes to the next of their ends."""
+        from sacbot.checkpoint import read_meta
+        from sacbot.env.fast_saver import resumed_meta
+
+        label = f"stage-{stage.name}"
+        phase = self.paths.stage(stage.name)
+        start = read_meta(before) if before.is_file() else None
+        if start is None:
+            raise ChunkFailed(f"{label}: the phase before it left no weights at {before}")
+        env = {
+            **self.campaign.bot_for(index + 1).environment(),
+            "SACBOT_CRITIC_WARMUP": str(start.updates + stage.critic_warmup),
+        }
+        seed = self.campaign.seed + index + 1
+        for run in range(1, stage.runs + 1):
+            end = start.env_steps + stage.steps * run // stage.runs
+            done = resumed_meta(phase.folder)
+            left = end - (start.env_steps if done is None else done.env_steps)
+            if left > 0:
+                cmd = [
+                    "--steps", str(left), "--start-actor", str(before),
+                    "--sampling", cfg.stage_sampling(stage), *_league_options(stage.league),
+                ]  # fmt: skip
+                self._train_fast(label, phase.folder, seed, cmd, env, report)
+        return phase
+
+    def _train_fast(
+        self, label: str, out: Path, seed: int, options: list[str], env: dict[str, str], report: Reporter
+    ) -> None:
+        """One `sacbot train-fast` run of the pretraining phase into `out`, with the pretraining's arenas,
+        opponents and rates, its output in `logs/<label>.log`."""
+        import subprocess
+
+        cfg = self.campaign.pretrain
+        assert cfg is not None
+        cmd = [
+            sys.executable, "-m", "sacbot", "train-fast", "--opponents", cfg.opponents_arg(),
+            "--envs", str(cfg.envs), "--out", str(out), "--seed", str(seed),
+            "--updates-per-step", str(cfg.updates_per_step), "--torch-threads", str(cfg.torch_threads),
+            "--rounds-per-game", str(cfg.rounds_per_game), *options,
+        ]  # fmt: skip
+        if self.campaign.log.tensorboard is not None:
+            cmd += ["--tensorboard", str(self.campaign.log.tensorboard.resolve())]
+        event = {"event": "pretrain_start", "command": " ".join(cmd)}
+        report(event if label == "pretrain" else {**event, "name": label})
         self.paths.logs.mkdir(parents=True, exist_ok=True)
-        log_path = self.paths.logs / "pretrain.log"
+        log_path = self.paths.logs / f"{label}.log"
         with open(log_path, "ab") as log_file:  # stdout stays free for --json progress lines
-            env = {
-                **os.environ,
-                **self.campaign.bot.environment(),
-                "SACBOT_CAMPAIGN_RUN": str(self.paths.out.resolve()),
-            }
-            proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env)
+            full_env = {**os.environ, **env, "SACBOT_CAMPAIGN_RUN": str(self.paths.out.resolve())}
+            proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=full_env)
             try:
                 returncode = proc.wait()
             except KeyboardInterrupt:
@@ -167,9 +203,9 @@ class ArenaBackend:
                     proc.wait()
                 raise
         if returncode == 2:
-            raise UserError(f"pretrain: `sacbot train-fast` refused the settings (see {log_path})", 2)
+            raise UserError(f"{label}: `sacbot train-fast` refused the settings (see {log_path})", 2)
         if returncode != 0:
-            raise ChunkFailed(f"pretraining exited with code {returncode}")
+            raise ChunkFailed(f"{label} exited with code {returncode}")
 
     # -- one game -------------------------------------------------------------------------------------------
     def _game(
@@ -214,3 +250,15 @@ class ArenaBackend:
             stop_bots(trainee, opponents)
             if recorder is not None:
                 recorder.settle()
+
+
+def _league_options(league: LeagueConfig | None) -> list[str]:
+    """train-fast's league options for `league` (none without one)."""
+    if league is None:
+        return []
+    return [
+        "--snapshot-every", str(league.snapshot_every), "--snapshot-cap", str(league.snapshot_cap),
+        "--snapshot-weight", str(league.snapshot_weight), "--pfsp-power", str(league.pfsp_power),
+        "--pfsp-floor", str(league.pfsp_floor), "--pfsp-window", str(league.pfsp_window),
+        "--pfsp-curve", league.pfsp_curve, "--pfsp-revisit", str(league.pfsp_revisit),
+    ]  # fmt: skip

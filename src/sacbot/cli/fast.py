@@ -79,6 +79,13 @@ def train_fast(
         help="Also write rounds and training metrics as TensorBoard scalars here "
         "(needs sacbot\\[tensorboard]).",
     ),
+    start_actor: Path | None = typer.Option(
+        None,
+        "--start-actor",
+        metavar="ARCHIVE",
+        help="With no latest.zip in --out yet: start from this archive's actor over fresh critics, its "
+        "counters kept (a fine-tune; SACBOT_CRITIC_WARMUP: updates that step the critics alone).",
+    ),
     use_ray: bool = typer.Option(
         False, "--ray", help="Env runners as Ray actors feeding this process's learner (needs sacbot\\[ray])."
     ),
@@ -104,7 +111,8 @@ def train_fast(
     if use_ray:
         _train_ray(opponents, out, steps, envs, seed, updates_per_step, save_every, torch_threads,
                    rounds_per_game, runners, utd, ray_address, workers=workers, teacher_lead=teacher_lead,
-                   sampling=sampling, tensorboard=tensorboard, snapshot_every=snapshot_every)  # fmt: skip
+                   sampling=sampling, tensorboard=tensorboard, snapshot_every=snapshot_every,
+                   start_actor=start_actor)  # fmt: skip
         return
     if ray_address is not None or utd is not None:
         raise UserError("--ray-address and --utd go with --ray", exit_code=2)
@@ -143,6 +151,7 @@ def train_fast(
                 league_config=league,
                 replay_keep=_replay_keep(),
                 tensorboard=tensorboard,
+                start_actor=start_actor,
                 log=lambda line: print(f"sacbot train-fast: {line}", file=sys.stderr, flush=True),
             )
         except KeyboardInterrupt:
@@ -184,6 +193,7 @@ def _train_ray(
     sampling: str,
     tensorboard: Path | None,
     snapshot_every: int,
+    start_actor: Path | None,
 ) -> None:
     from sacbot.distributed import require_ray
     from sacbot.errors import UserError
@@ -192,6 +202,7 @@ def _train_ray(
     unsupported = {
         "--workers": workers != 0, "--teacher-lead": teacher_lead != 0, "--sampling": sampling != "spread",
         "--tensorboard": tensorboard is not None, "--snapshot-every": snapshot_every != 0,
+        "--start-actor": start_actor is not None,
     }  # fmt: skip
     for option, given in unsupported.items():
         if given:

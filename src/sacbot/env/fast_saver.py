@@ -179,6 +179,36 @@ def resumed_meta(out: Path) -> CheckpointMeta | None:
         return None  # restoring it fails later with its own clear line
 
 
+def start_from_actor(out: Path, archive: Path, settings: SacbotSettings, seed: int) -> CheckpointMeta:
+    """Write `out`'s latest.zip: `archive`'s actor and temperature (an actor archive or a full checkpoint)
+    over a fresh trainer of its network sizes (fresh critics, targets and optimisers, seeded by `seed`), with
+    its env-step and update counters, so the run resumes from it as from its own: schedules that count
+    updates stand where the actor left them. Its meta is the archive's, a full checkpoint without a score."""
+    from sacbot.agent.trainer import SacTrainer
+    from sacbot.agent.trainer_config import TrainerConfig
+    from sacbot.agent.trainer_state import state_arrays
+    from sacbot.checkpoint import in_actor_archive, load_checkpoint
+    from sacbot.runtime.startup import network_sizes_for
+
+    meta = read_meta(archive)
+    if meta is None:
+        raise CheckpointError(f"{archive}: no metadata to take the network sizes and counters from")
+    trainer = SacTrainer(TrainerConfig(sizes=network_sizes_for(settings, meta), seed=seed))
+    arrays = state_arrays(trainer)
+    held, _ = load_checkpoint(archive)
+    for name, array in held.items():
+        if not in_actor_archive(name):
+            continue  # a full checkpoint's critics, optimisers and counters: fresh ones instead
+        if name not in arrays or arrays[name].shape != array.shape:
+            raise CheckpointError(f"{archive}: {name} does not fit its own network sizes")
+        arrays[name] = array
+    arrays["counters.env_steps"] = np.array(meta.env_steps, np.int64)
+    arrays["counters.updates"] = np.array(meta.updates, np.int64)
+    started = dataclasses.replace(meta, contents="full", score=None, score_kind="")
+    save_checkpoint(latest_path(out), arrays, started)
+    return started
+
+
 # The networks' input flags a pretraining run also records beside its recipe (`training_record`).
 _INPUT_FLAGS = (
     "angle_inputs",

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sacbot.agent.sizes import NetworkSizes
-from sacbot.env.fast_saver import FastSaver, resume, resumed_meta, training_record
+from sacbot.env.fast_saver import FastSaver, resume, resumed_meta, start_from_actor, training_record
 from sacbot.env.league import FastLeague, parse_weighted_opponents
 from sacbot.env.round_buffer import RoundBuffer, store_round
 from sacbot.env.vector import VecTankRoyaleEnv
@@ -94,12 +94,14 @@ def train_fast(
     league_config: LeagueConfig | None = None,
     replay_keep: int = 50_000,
     tensorboard: str | os.PathLike[str] | None = None,
+    start_actor: str | os.PathLike[str] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> FastTrainingSummary:
     """Train for `steps` environment steps (summed over the arenas) and write checkpoints into `out`, with
     `settings` (the SACBOT_* variables `sacbot play` reads when None: the radar mode, the shaping, the
     training recipe, the exploration noise) and networks of `sizes` (None: the settings', else those of the
-    run resumed)."""
+    run resumed). With `start_actor` and no latest.zip in `out` yet, the run starts from that archive's actor
+    and temperature over fresh critics (`start_from_actor`); with one, it resumes as ever."""
     # Bad input fails before torch is even imported.
     weighted = parse_weighted_opponents(opponents)
     if tensorboard is not None:
@@ -146,6 +148,9 @@ def train_fast(
     # training sees what play will see.
     if settings is None:
         settings = load_sacbot_settings()
+    if start_actor is not None and not latest_path(out).is_file():
+        begun = start_from_actor(out, Path(start_actor), settings, seed)
+        say(f"start: {start_actor}'s actor at update {begun.updates} over fresh critics, in {out}")
     resumed = resumed_meta(out)
     mode, _ = radar_mode_for(settings.radar_mode, resumed)
     if sizes is None:
@@ -182,6 +187,9 @@ def train_fast(
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
     resume(out, learner, replay_keep, say)
+    if trainer.config.critic_warmup > learner.updates:
+        warm = trainer.config.critic_warmup
+        say(f"critics warm up: the updates before update {warm} step the critics alone")
     for line in sizes_said(sizes, training=True):
         say(line)
     if league is not None:
