@@ -326,6 +326,13 @@ def test_pretraining_stages_fine_tune_in_order_and_seed_the_first_chunk(tmp_path
     again = campaign(cfg, out)  # the re-run finds every phase done and runs none of them again
     assert again.returncode == 0, again.stderr[-2000:]
     assert len([e for e in log(out) if e["event"] == "pretrain_start"]) == 4
+    # `sacbot report` counts the stages' rounds with the pretraining's.
+    report = subprocess.run([sys.executable, "-m", "sacbot", "report", str(out)], capture_output=True,
+                            text=True, timeout=300)  # fmt: skip
+    assert report.returncode == 0, report.stderr[-2000:]
+    rounds = sum(len((out / f / "rounds.jsonl").read_text().splitlines()) for f in ("pretrain", "stage-close",
+                 "stage-pfsp"))  # fmt: skip
+    assert f"| pretraining rounds (train-fast) | {rounds} |" in (out / "report" / "report.md").read_text()
 
 
 def test_sigterm_during_pretraining_saves_it_where_it_stands_and_the_rerun_resumes_it(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ from sacbot.report.series import (
 )
 from sacbot.report.shares import SHARE_WINDOW, moving_average, rounds_what, share_rounds
 from sacbot.report.summary import render_summary
-from sacbot.rundir import REPORT_DIR, ROUNDS, TRAINING_METRICS, RunPaths, WeightsPaths
+from sacbot.rundir import REPORT_DIR, ROUNDS, STAGE_PREFIX, TRAINING_METRICS, RunPaths, WeightsPaths
 
 REPORT_MD = "report.md"
 CLIP_GIF = "latest_eval.gif"
@@ -83,6 +83,21 @@ def _best_info(run_dir: Path) -> BestInfo:
     )
 
 
+def _phase_text(run_dir: Path, name: str) -> str | None:
+    """A run folder file's text; a pretraining file (`pretrain/...`) is followed by the same file of each
+    `[[pretrain.stages]]` fine-tune (`stage-<name>/...`), in the order they ran, so the pretraining's curves
+    and league mix go on through its stages."""
+    text = read_text(run_dir / name)
+    pretrain = RunPaths(run_dir).pretrain.folder.name + "/"
+    if not name.startswith(pretrain):
+        return text
+    file = name.removeprefix(pretrain)
+    stages = [d for d in run_dir.glob(f"{STAGE_PREFIX}*") if (d / file).is_file()]
+    parts = [text] + [read_text(d / file) for d in sorted(stages, key=lambda d: (d / file).stat().st_mtime)]
+    held = [part if part.endswith("\n") else part + "\n" for part in parts if part]
+    return "".join(held) if held else text
+
+
 def load_run(run_dir: Path) -> RunData:
     """The run folder's data; a missing folder, or one without any usable line, is a UserError.
 
@@ -92,7 +107,7 @@ def load_run(run_dir: Path) -> RunData:
         raise UserError(f"run folder {run_dir} does not exist", exit_code=2)
     if not run_dir.is_dir():
         raise UserError(f"{run_dir} is not a folder (give a campaign run folder, e.g. runs/standard)", 2)
-    texts = {name: read_text(run_dir / name) for name in JSONL_FILES}
+    texts = {name: _phase_text(run_dir, name) for name in JSONL_FILES}
     weights_folder = all(text is None for text in texts.values())
     if weights_folder:
         bare = {name: read_text(run_dir / name) for name in WEIGHTS_FOLDER_FILES}
