@@ -134,11 +134,10 @@ class BotSettings(_Strict):
     kickstart_movement_from: int | None = Field(default=None, ge=0)  # ... from this update on (0: the start)
     teacher_surf: bool | None = None  # the teacher's speed surfs the enemy's waves (needs threat_inputs)
     teacher_gun: TeacherGun | None = None  # "wave": the teacher aims at the wave inputs' peak (needs them)
-    # the actor held toward the one its train-fast run (or game) started from, this weight (0: off) ...
+    # the actor held toward the one its train-fast run (or game) started from, this weight (0: off), its turn
+    # and speed entries at anchor_movement of the gun's
     anchor: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
-    anchor_movement: float | None = Field(
-        default=None, ge=0.0, allow_inf_nan=False
-    )  # ... its turn and speed x
+    anchor_movement: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     # toward the replay's own actions where the critics rate them above the actor's mean (0: off)
     self_imitation: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     # toward the gun turn that would have hit, the step before each shot, found after the round (0: off)
@@ -235,7 +234,7 @@ class StageConfig(_Strict):
     critic_warmup: int = Field(default=2000, ge=0)  # updates that step the fresh critics alone
     # The league of its own runs (None: the opponents drawn as the pretraining's table or list says).
     league: LeagueConfig | None = None
-    bot: BotSettings = Field(default_factory=lambda: BotSettings())
+    bot: BotSettings = Field(default_factory=BotSettings)
 
 
 class PretrainConfig(_Strict):
@@ -271,9 +270,7 @@ class PretrainConfig(_Strict):
     @property
     def sampling(self) -> str:
         """`train-fast --sampling`: the league's, else "weights" for a table, "spread" for a list."""
-        if self.league is not None:
-            return self.league.sampling
-        return "weights" if isinstance(self.opponents, dict) else "spread"
+        return self._sampling(self.league)
 
     def opponents_arg(self) -> str:
         """`train-fast --opponents`: `A,B` for a list, `A:2,B:1` for a table."""
@@ -282,9 +279,12 @@ class PretrainConfig(_Strict):
         return ",".join(self.opponents)
 
     def stage_sampling(self, stage: StageConfig) -> str:
-        """A stage's `train-fast --sampling`: its league's, else the opponents' own (no league)."""
-        if stage.league is not None:
-            return stage.league.sampling
+        """A stage's `train-fast --sampling`: its own league's, else as the opponents say (no league)."""
+        return self._sampling(stage.league)
+
+    def _sampling(self, league: LeagueConfig | None) -> str:
+        if league is not None:
+            return league.sampling
         return "weights" if isinstance(self.opponents, dict) else "spread"
 
 
