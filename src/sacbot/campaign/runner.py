@@ -133,7 +133,7 @@ class ArenaBackend:
             cmd += ["--ray", "--runners", str(ray.runners)]
             if ray.address:
                 cmd += ["--ray-address", ray.address]
-        env = self.campaign.bot.environment()
+        env = self.campaign.bot_for(0).environment()
         self._train_fast("pretrain", self.paths.pretrain.folder, self.campaign.seed, cmd, env, report)
 
     def _run_stage(

@@ -190,12 +190,10 @@ def start_from_actor(out: Path, archive: Path, settings: SacbotSettings, seed: i
     from sacbot.checkpoint import in_actor_archive, load_checkpoint
     from sacbot.runtime.startup import network_sizes_for
 
-    meta = read_meta(archive)
+    held, meta = load_checkpoint(archive)
     if meta is None:
         raise CheckpointError(f"{archive}: no metadata to take the network sizes and counters from")
-    trainer = SacTrainer(TrainerConfig(sizes=network_sizes_for(settings, meta), seed=seed))
-    arrays = state_arrays(trainer)
-    held, _ = load_checkpoint(archive)
+    arrays = state_arrays(SacTrainer(TrainerConfig(sizes=network_sizes_for(settings, meta), seed=seed)))
     for name, array in held.items():
         if not in_actor_archive(name):
             continue  # a full checkpoint's critics, optimisers and counters: fresh ones instead
