@@ -219,14 +219,15 @@ LEAGUE_LINE: TypeAdapter[LeaguePoolLine | LeagueSnapshotLine] = TypeAdapter(Leag
 class CampaignEvent(_Line):
     """A line of `campaign_log.jsonl`: what the campaign did (`event`) and when (`time`, seconds since the
     epoch). The other fields depend on the event (`sacbot.campaign.loop` writes them); those read back are
-    named here: `start` (campaign, budget, completed), `chunk_start`/`chunk_done` (chunk, attempt, opponent;
-    chunk_done also rounds, wins, win_rate, score_share, seconds), `chunk_failed`/`gave_up` (what, chunk,
-    attempt, reason), `eval_done` (chunk, composite, best, promoted), `promoted` (chunk, composite),
+    named here: `start` (campaign, seed, budget, completed), `chunk_start`/`chunk_done` (chunk, attempt,
+    opponent; chunk_done also rounds, wins, win_rate, score_share, seconds), `chunk_failed`/`gave_up` (what,
+    chunk, attempt, reason), `eval_done` (chunk, composite, best, promoted), `promoted` (chunk, composite),
     `league_draw` (chunk, opponent, pool: name -> probability, ...), `snapshot` (chunk, name, pool: names)."""
 
     event: str
     time: Number
     campaign: MaybeText = None
+    seed: MaybeCount = None
     budget: MaybeCount = None
     chunk: MaybeCount = None
     opponent: MaybeText = None

@@ -133,6 +133,22 @@ def test_a_run_folder_of_another_campaign_is_refused(tmp_path: Path) -> None:
     assert (tmp_path / "campaign_log.jsonl").read_text() == before
 
 
+def test_a_run_folder_resumes_only_with_its_seed(tmp_path: Path) -> None:
+    campaign = make_campaign(budget=2, every=0)
+    with pytest.raises(KeyboardInterrupt):
+        CampaignLoop(
+            campaign, tmp_path, ScriptedBackend(tmp_path, ["ok", "interrupt"], []), sleep=lambda s: None
+        ).run()
+    assert [e["seed"] for e in events(tmp_path) if e["event"] == "start"] == [campaign.seed]
+    before = (tmp_path / "campaign_log.jsonl").read_text()
+    other = campaign.model_copy(update={"seed": campaign.seed + 4})
+    refused = ScriptedBackend(tmp_path, ["ok"], [])
+    with pytest.raises(UserError, match=f"holds a run with seed {campaign.seed}, not {campaign.seed + 4}"):
+        CampaignLoop(other, tmp_path, refused, sleep=lambda s: None).run()
+    assert refused.calls == [] and (tmp_path / "campaign_log.jsonl").read_text() == before
+    assert CampaignLoop(campaign, tmp_path, ScriptedBackend(tmp_path, ["ok"], [])).run().completed == 2
+
+
 def test_start_from_and_pretraining_seed_latest_once(tmp_path: Path) -> None:
     seed = tmp_path / "seed.zip"
     save_checkpoint(seed, {"w": np.full(3, 9, np.float32)}, CheckpointMeta())

@@ -140,3 +140,19 @@ def test_an_unknown_opponent_is_refused_before_any_game(tmp_path: Path) -> None:
     result = sacbot("train-campaign", str(cfg), "--out", str(tmp_path / "run"))
     assert result.returncode == 2 and "NoSuchBot" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "run" / "campaign_log.jsonl").exists()
+
+
+def test_seed_option_overrides_the_files_and_a_run_resumes_only_with_its_own(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('name = "x"\nseed = 3\n[chunks]\nrounds = 1\nbudget = 1\n[opponents]\nWalls = 1\n')
+    run = tmp_path / "run"
+    run.mkdir()
+    log = run / "campaign_log.jsonl"
+    log.write_text('{"event":"start","time":1.0,"campaign":"x","seed":7,"budget":1,"completed":0}\n')
+    for args, said in (([], "seed 7, not 3"), (["--seed", "5"], "seed 7, not 5")):
+        result = sacbot("train-campaign", str(cfg), "--out", str(run), *args)
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1 and said in lines[0] and "--seed 7" in lines[0]
+    assert log.read_text().count("\n") == 1  # nothing was added to the run's log
+    negative = sacbot("train-campaign", str(cfg), "--out", str(run), "--seed", "-1")
+    assert negative.returncode == 2 and "--seed" in negative.stderr and "Traceback" not in negative.stderr

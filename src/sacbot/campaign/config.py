@@ -325,7 +325,7 @@ class RayConfig(_Strict):
 class Campaign(_Strict):
     name: str = Field(..., min_length=1)
     out: Path | None = None
-    seed: int = 0
+    seed: int = Field(default=0, ge=0)
     # Where opponent names are looked up, in order (`<dir>/<Name>/<Name>.json`).
     bots_dirs: list[Path] = Field(default_factory=lambda: [Path("bots")])
     # The training bot's directory (default: `SacBot` found in bots_dirs).

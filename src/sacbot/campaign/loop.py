@@ -146,9 +146,22 @@ class CampaignLoop:
                 f"not {self.campaign.name!r}; choose another --out",
                 exit_code=2,
             )
+        seeds = {e.seed for e in events if e.event == "start" and e.seed is not None} - {self.campaign.seed}
+        if seeds:
+            raise UserError(
+                f"{self.paths.out} holds a run with seed {sorted(seeds)[0]}, not {self.campaign.seed}; "
+                f"resume it with --seed {sorted(seeds)[0]}, or choose another --out",
+                exit_code=2,
+            )
         state = ResumeState.from_events(events)
         budget = self.campaign.chunks.budget
-        self._event("start", campaign=self.campaign.name, budget=budget, completed=state.completed)
+        self._event(
+            "start",
+            campaign=self.campaign.name,
+            seed=self.campaign.seed,
+            budget=budget,
+            completed=state.completed,
+        )
         chunk = state.completed
         try:
             self._prepare(state)

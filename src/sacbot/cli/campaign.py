@@ -21,6 +21,12 @@ def train_campaign(
     file: Path = typer.Argument(..., help="A campaign TOML file, e.g. campaigns/smoke.toml."),
     out: Path | None = typer.Option(None, "--out", help="Run folder (default: from the file)."),
     json_output: bool = typer.Option(False, "--json", help="JSON progress lines instead of tables."),
+    seed: int | None = typer.Option(
+        None,
+        "--seed",
+        min=0,
+        help="The run's seed (default: the file's `seed`); a run resumes only with the seed it began with.",
+    ),
     tensorboard: Path | None = typer.Option(
         None,
         "--tensorboard",
@@ -40,6 +46,8 @@ def train_campaign(
     from sacbot.rundir import RunPaths
 
     campaign = load_campaign(file)
+    if seed is not None:
+        campaign = campaign.model_copy(update={"seed": seed})
     if tensorboard is not None:
         campaign = campaign.model_copy(
             update={"log": campaign.log.model_copy(update={"tensorboard": tensorboard})}
