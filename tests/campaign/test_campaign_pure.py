@@ -416,6 +416,29 @@ def test_view_folds_events_and_renders() -> None:
     assert "1 of 2" in text and "Walls" in text and "critic_loss" in text and "retries 1" in text
 
 
+def test_view_names_the_pretraining_phase_and_each_stage() -> None:
+    from rich.console import Console
+
+    from sacbot.campaign.view import CampaignView
+
+    view = CampaignView("t", 2)
+    seen = []
+    for event in [
+        {"event": "start", "completed": 0},
+        {"event": "pretrain_start", "command": "python -m sacbot train-fast --out runs/x/pretrain"},
+        {"event": "pretrain_start", "command": "python -m sacbot train-fast", "name": "stage-surf"},
+        {"event": "pretrain_done"},
+    ]:
+        view.update(event)
+        console = Console(width=120, record=True)
+        console.print(view.render())
+        seen.append(console.export_text())
+    assert "- of 2" in seen[0] and "(starting)" in seen[0]
+    assert "pretraining: sacbot train-fast, its output in logs/pretrain.log" in seen[1]
+    assert "stage surf: sacbot train-fast, its output in logs/stage-surf.log" in seen[2]
+    assert "(pretraining done)" in seen[3]
+
+
 @pytest.mark.parametrize(
     "path", sorted((Path(__file__).resolve().parents[2] / "campaigns").glob("*.toml")), ids=lambda p: p.name
 )

@@ -65,6 +65,12 @@ class CampaignView:
             self.phase = "eval done" + (" (new best)" if event.get("promoted") else "")
         elif kind == "finished":
             self.phase, self.best = "finished", event.get("best", self.best)
+        elif kind == "pretrain_start":  # the pretraining or one of its stages (`name`: stage-<name>)
+            label = str(event.get("name") or "pretrain")
+            what = "pretraining" if label == "pretrain" else label.replace("-", " ", 1)
+            self.phase = f"{what}: sacbot train-fast, its output in logs/{label}.log"
+        elif kind == "pretrain_done":
+            self.phase = "pretraining done"
         elif kind in ("interrupted", "gave_up"):
             self.phase = str(kind)
 
@@ -75,7 +81,7 @@ class CampaignView:
         r = self.round
         losses = r.get("losses") or {}
         head.add_row("campaign", self.name)
-        current = f"{self.chunk}" + (f" (attempt {self.attempt})" if self.attempt > 1 else "")
+        current = _fmt(self.chunk) + (f" (attempt {self.attempt})" if self.attempt > 1 else "")
         head.add_row("chunk", f"{current} of {self.budget}   completed {self.completed}   ({self.phase})")
         head.add_row("opponent", Text(self.opponent))
         head.add_row(
