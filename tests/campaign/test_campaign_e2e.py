@@ -294,7 +294,7 @@ def test_pretraining_stages_fine_tune_in_order_and_seed_the_first_chunk(tmp_path
         + f'\n[pretrain]\nsteps = 2500\nenvs = 2\nopponents = ["{OPPONENT}"]\nupdates_per_step = 0.2\n'
         + "[bot]\naim_shaping = 0.5\n"
         + '[[pretrain.stages]]\nname = "close"\nsteps = 600\ncritic_warmup = 50\n'
-        + "[pretrain.stages.bot]\nclose_shaping = 2.0\n"
+        + "[pretrain.stages.bot]\nclose_shaping = 2.0\nanchor = 5.0\n"
         + '[[pretrain.stages]]\nname = "pfsp"\nsteps = 800\nruns = 2\n'
         + '[pretrain.stages.league]\nsampling = "pfsp"\n'
         + "[pretrain.stages.bot]\naim_shaping = 0.25\n"
@@ -320,6 +320,9 @@ def test_pretraining_stages_fine_tune_in_order_and_seed_the_first_chunk(tmp_path
     close_log = (out / "logs" / "stage-close.log").read_text()
     assert "over fresh critics" in close_log
     assert f"the updates before update {pre.updates + 50} step the critics alone" in close_log
+    assert (
+        "anchor 5: the actor is held near the one this run started from" in close_log
+    )  # said as play says it
     pfsp_log = (out / "logs" / "stage-pfsp.log").read_text()
     assert pfsp_log.count("over fresh critics") == 1 and "resumed from" in pfsp_log
     assert pfsp_log.count("trained ") == 2  # two runs, the second resuming the first

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -423,12 +424,13 @@ def test_view_names_the_pretraining_phase_and_each_stage() -> None:
 
     view = CampaignView("t", 2)
     seen = []
-    for event in [
+    events: list[dict[str, Any]] = [
         {"event": "start", "completed": 0},
         {"event": "pretrain_start", "command": "python -m sacbot train-fast --out runs/x/pretrain"},
         {"event": "pretrain_start", "command": "python -m sacbot train-fast", "name": "stage-surf"},
         {"event": "pretrain_done"},
-    ]:
+    ]
+    for event in events:
         view.update(event)
         console = Console(width=120, record=True)
         console.print(view.render())

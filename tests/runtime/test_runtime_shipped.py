@@ -288,6 +288,10 @@ def test_a_training_start_from_the_shipped_actor_keeps_its_temperature_warms_up_
     assert f"{held} (its movement entries at 0.5 of the gun's)" in log
     recipe = "kickstart 50, kickstart_filter True, kickstart_movement 0, teacher_surf True, teacher_gun wave"
     assert f"the shipped actor's recipe: {recipe} (each SACBOT_<NAME> overrides)" in log
+    taught = (
+        "kickstart 50: the actor's loss also pulls toward the teacher, its movement entries at 0 of the gun's"
+    )
+    assert f"{taught}, only where the critics rate the teacher's action higher" in log
     assert "surfing teacher: its speed goes where the enemy's bullets have hit us least" in log
     assert "wave gun teacher: it aims at the wave record's likeliest guess factor" in log
     metrics = (tmp_path / "weights" / "training_metrics.jsonl").read_text().splitlines()

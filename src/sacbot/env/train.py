@@ -131,6 +131,7 @@ def train_fast(
         sizes_said,
         target_entropy_for,
         trainer_config_for,
+        trainer_said,
     )
     from sacbot.settings import load_sacbot_settings
 
@@ -190,7 +191,7 @@ def train_fast(
     if trainer.config.critic_warmup > learner.updates:
         warm = trainer.config.critic_warmup
         say(f"critics warm up: the updates before update {warm} step the critics alone")
-    for line in sizes_said(sizes, training=True):
+    for line in sizes_said(sizes, training=True) + trainer_said(trainer.config, "run"):
         say(line)
     if league is not None:
         league.start(trainer.env_steps, trainer.actor_arrays(), trainer.config.sizes, mode)

@@ -143,6 +143,7 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         sizes_said,
         target_entropy_for,
         trainer_config_for,
+        trainer_said,
     )
     from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
@@ -290,28 +291,18 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say(f"exploration noise coloured: 1/f^{settings.noise_beta:g} along the turns (0 white, 1 pink)")
     if sac.config.critic_warmup > 0 and not eval_mode:
         _say(f"critics warm up: the first {sac.config.critic_warmup} updates step the critics alone")
-    if sac.config.anchor > 0.0 and not eval_mode:
-        moving = sac.config.anchor_movement
-        held = "" if moving == 1.0 else f" (its movement entries at {moving:g} of the gun's)"
-        _say(f"anchor {sac.config.anchor:g}: the actor is held near the one this game started from{held}")
     if settings.fresh_fraction > 0.0 and not eval_mode:
         share = settings.fresh_fraction
         _say(f"fresh rounds: {share:g} of each batch from this run's rounds, not the kept replay")
-    if settings.self_imitation > 0.0 and not eval_mode:
-        _say(f"self-imitation {settings.self_imitation:g}: toward replay actions the critics rate higher")
-    if settings.hindsight_aim > 0.0 and not eval_mode:
-        _say(f"hindsight aim {settings.hindsight_aim:g}: the gun learns where each shot would have hit")
+    if not eval_mode:
+        for line in trainer_said(sac.config, "game"):
+            _say(line)
     if recipe:
         said = ", ".join(
             f"{name} {value:g}" if isinstance(value, float) else f"{name} {value}"
             for name, value in recipe.items()
         )
         _say(f"the shipped actor's recipe: {said} (each SACBOT_<NAME> overrides)")
-    if sac.config.kickstart > 0.0 and not eval_mode:
-        if sac.config.teacher_surf:
-            _say("surfing teacher: its speed goes where the enemy's bullets have hit us least")
-        if sac.config.teacher_gun == "wave":
-            _say("wave gun teacher: it aims at the wave record's likeliest guess factor")
     if trainer is not None:
         _say(kept)
         if board_dir is not None:

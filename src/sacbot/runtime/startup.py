@@ -160,6 +160,47 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
     return lines
 
 
+def trainer_said(config: TrainerConfig, started: str) -> list[str]:
+    """The start-up lines of a trainer whose loss has terms beyond plain SAC: the anchor toward the actor the
+    `started` ("game", "run") began with, self-imitation, hindsight aim and the teacher's opt-in movement and
+    gun (while the kickstart term is on). `sacbot play` and `sacbot train-fast` both say them."""
+    lines = []
+    if config.anchor > 0.0:
+        moving = config.anchor_movement
+        held = "" if moving == 1.0 else f" (its movement entries at {moving:g} of the gun's)"
+        lines.append(
+            f"anchor {config.anchor:g}: the actor is held near the one this {started} started from{held}"
+        )
+    if config.self_imitation > 0.0:
+        lines.append(
+            f"self-imitation {config.self_imitation:g}: toward replay actions the critics rate higher"
+        )
+    if config.hindsight_aim > 0.0:
+        lines.append(f"hindsight aim {config.hindsight_aim:g}: the gun learns where each shot would have hit")
+    if config.kickstart > 0.0:
+        fading = ""
+        if config.kickstart_anneal > 0:
+            fading = (
+                f", fading to {config.kickstart_floor:g} between updates {config.kickstart_anneal_from}"
+                f" and {config.kickstart_anneal}"
+            )
+        if config.kickstart_movement != 1.0:
+            since = config.kickstart_movement_from
+            fading += f", its movement entries at {config.kickstart_movement:g} of the gun's" + (
+                f" from update {since}" if since > 0 else ""
+            )
+        if config.kickstart_filter:
+            fading += ", only where the critics rate the teacher's action higher"
+        lines.append(
+            f"kickstart {config.kickstart:g}: the actor's loss also pulls toward the teacher{fading}"
+        )
+        if config.teacher_surf:
+            lines.append("surfing teacher: its speed goes where the enemy's bullets have hit us least")
+        if config.teacher_gun == "wave":
+            lines.append("wave gun teacher: it aims at the wave record's likeliest guess factor")
+    return lines
+
+
 def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> NetworkSizes:
     """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
     inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_LEAD_INPUTS, SACBOT_WAVE_INPUTS,
