@@ -326,6 +326,15 @@ def test_pretraining_stages_fine_tune_in_order_and_seed_the_first_chunk(tmp_path
     pfsp_log = (out / "logs" / "stage-pfsp.log").read_text()
     assert pfsp_log.count("over fresh critics") == 1 and "resumed from" in pfsp_log
     assert pfsp_log.count("trained ") == 2  # two runs, the second resuming the first
+    # The --json lines show each phase's progress; each run's last one is where its folder stands.
+    shown = [json.loads(line) for line in result.stdout.splitlines() if '"pretrain_progress"' in line]
+    ends = {e["name"]: (e["env_steps"], e["updates"], e["until"]) for e in shown}
+    assert ends == {
+        "pretrain": (pre.env_steps, pre.updates, 2500),
+        "stage-close": (close.env_steps, close.updates, pre.env_steps + 600),
+        "stage-pfsp": (pfsp.env_steps, pfsp.updates, close.env_steps + 800),
+    }
+    assert [e["until"] for e in shown if e["name"] == "stage-pfsp"][0] == close.env_steps + 400  # run 1 of 2
     again = campaign(cfg, out)  # the re-run finds every phase done and runs none of them again
     assert again.returncode == 0, again.stderr[-2000:]
     assert len([e for e in log(out) if e["event"] == "pretrain_start"]) == 4

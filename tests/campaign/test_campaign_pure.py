@@ -428,6 +428,8 @@ def test_view_names_the_pretraining_phase_and_each_stage() -> None:
         {"event": "start", "completed": 0},
         {"event": "pretrain_start", "command": "python -m sacbot train-fast --out runs/x/pretrain"},
         {"event": "pretrain_start", "command": "python -m sacbot train-fast", "name": "stage-surf"},
+        {"event": "pretrain_progress", "name": "stage-surf", "env_steps": 12000, "updates": 900}
+        | {"until": 160000},
         {"event": "pretrain_done"},
     ]
     for event in events:
@@ -438,7 +440,8 @@ def test_view_names_the_pretraining_phase_and_each_stage() -> None:
     assert "- of 2" in seen[0] and "(starting)" in seen[0]
     assert "pretraining: sacbot train-fast, its output in logs/pretrain.log" in seen[1]
     assert "stage surf: sacbot train-fast, its output in logs/stage-surf.log" in seen[2]
-    assert "(pretraining done)" in seen[3]
+    assert "stage surf: env steps 12,000 of 160,000, updates 900 (logs/stage-surf.log)" in seen[3]
+    assert "(pretraining done)" in seen[4]
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,7 @@ from sacbot.opponents.sampling import LeagueConfig
 from sacbot.rundir import RunPaths, WeightsPaths
 
 PRETRAIN_STOP_S = 120.0  # how long an interrupted pretraining may take to save before it is killed
+PROGRESS_S = 10.0  # how often a running pretraining or stage is looked at for a `pretrain_progress` event
 
 
 class ArenaBackend:
@@ -111,7 +112,7 @@ class ArenaBackend:
         done = resumed_meta(phase.folder)  # None: nothing yet (a damaged one: train-fast's own error line)
         left = cfg.steps - (0 if done is None else done.env_steps)
         if left > 0:
-            self._run_pretraining(cfg, left, report)
+            self._run_pretraining(cfg, left, report)  # to cfg.steps
         for index, stage in enumerate(cfg.stages):
             phase = self._run_stage(cfg, index, stage, phase.latest, report)
         if phase.latest.is_file():
@@ -134,7 +135,8 @@ class ArenaBackend:
             if ray.address:
                 cmd += ["--ray-address", ray.address]
         env = self.campaign.bot_for(0).environment()
-        self._train_fast("pretrain", self.paths.pretrain.folder, self.campaign.seed, cmd, env, report)
+        out = self.paths.pretrain.folder
+        self._train_fast("pretrain", out, self.campaign.seed, cmd, env, report, cfg.steps)
 
     def _run_stage(
         self, cfg: PretrainConfig, index: int, stage: StageConfig, before: Path, report: Reporter
@@ -163,15 +165,25 @@ class ArenaBackend:
                     "--steps", str(left), "--start-actor", str(before),
                     "--sampling", cfg.stage_sampling(stage), *_league_options(stage.league),
                 ]  # fmt: skip
-                self._train_fast(label, phase.folder, seed, cmd, env, report)
+                self._train_fast(label, phase.folder, seed, cmd, env, report, end)
         return phase
 
     def _train_fast(
-        self, label: str, out: Path, seed: int, options: list[str], env: dict[str, str], report: Reporter
+        self,
+        label: str,
+        out: Path,
+        seed: int,
+        options: list[str],
+        env: dict[str, str],
+        report: Reporter,
+        until: int,
     ) -> None:
         """One `sacbot train-fast` run of the pretraining phase into `out`, with the pretraining's arenas,
-        opponents and rates, its output in `logs/<label>.log`."""
+        opponents and rates, its output in `logs/<label>.log`; a `pretrain_progress` event (env steps and
+        updates of the folder's latest save, of `until` env steps) as each save lands and when it ends."""
         import subprocess
+
+        from sacbot.env.fast_saver import resumed_meta
 
         cfg = self.campaign.pretrain
         assert cfg is not None
@@ -190,8 +202,25 @@ class ArenaBackend:
         with open(log_path, "ab") as log_file:  # stdout stays free for --json progress lines
             full_env = {**os.environ, **env, "SACBOT_CAMPAIGN_RUN": str(self.paths.out.resolve())}
             proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=full_env)
+            shown: tuple[int, int] | None = None
+
+            def progress() -> None:
+                nonlocal shown
+                meta = resumed_meta(out)
+                now = None if meta is None else (meta.env_steps, meta.updates)
+                if now is not None and now != shown:
+                    shown = now
+                    report({"event": "pretrain_progress", "name": label, "env_steps": now[0]}
+                           | {"updates": now[1], "until": until})  # fmt: skip
+
             try:
-                returncode = proc.wait()
+                while True:
+                    try:
+                        returncode = proc.wait(PROGRESS_S)
+                        break
+                    except subprocess.TimeoutExpired:
+                        progress()
+                progress()
             except KeyboardInterrupt:
                 # Ctrl-C reached train-fast too (one process group), SIGTERM to the campaign reaches it here:
                 # either way it saves where it stands and keeps its replay, so the re-run resumes from there.

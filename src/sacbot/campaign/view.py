@@ -18,6 +18,11 @@ def _fmt(value: Any, spec: str = ".3f") -> str:
     return str(value)
 
 
+def _phase_name(label: str) -> str:
+    """`pretrain` -> pretraining, `stage-surf` -> stage surf."""
+    return "pretraining" if label == "pretrain" else label.replace("-", " ", 1)
+
+
 @dataclass
 class CampaignView:
     name: str
@@ -67,8 +72,13 @@ class CampaignView:
             self.phase, self.best = "finished", event.get("best", self.best)
         elif kind == "pretrain_start":  # the pretraining or one of its stages (`name`: stage-<name>)
             label = str(event.get("name") or "pretrain")
-            what = "pretraining" if label == "pretrain" else label.replace("-", " ", 1)
-            self.phase = f"{what}: sacbot train-fast, its output in logs/{label}.log"
+            self.phase = f"{_phase_name(label)}: sacbot train-fast, its output in logs/{label}.log"
+        elif kind == "pretrain_progress":
+            label = str(event.get("name") or "pretrain")
+            steps = f"env steps {event.get('env_steps', 0):,} of {event.get('until', 0):,}"
+            self.phase = (
+                f"{_phase_name(label)}: {steps}, updates {event.get('updates', 0):,} (logs/{label}.log)"
+            )
         elif kind == "pretrain_done":
             self.phase = "pretraining done"
         elif kind in ("interrupted", "gave_up"):
