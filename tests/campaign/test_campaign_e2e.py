@@ -19,6 +19,7 @@ import pytest
 
 from sacbot.checkpoint import load_checkpoint, read_meta
 from sacbot.records import read_round_counter
+from sacbot.report.writer import load_run
 
 REPO = Path(__file__).resolve().parents[2]
 OPPONENT = "TrackFire"  # stands still and shoots straight: rounds against an untrained bot end quickly
@@ -345,6 +346,7 @@ def test_pretraining_stages_fine_tune_in_order_and_seed_the_first_chunk(tmp_path
     rounds = sum(len((out / f / "rounds.jsonl").read_text().splitlines()) for f in ("pretrain", "stage-close",
                  "stage-pfsp"))  # fmt: skip
     assert f"| pretraining rounds (train-fast) | {rounds} |" in (out / "report" / "report.md").read_text()
+    assert load_run(out).stage_starts == [("close", pre.env_steps), ("pfsp", close.env_steps)]  # marked
 
 
 def test_sigterm_during_pretraining_saves_it_where_it_stands_and_the_rerun_resumes_it(tmp_path: Path) -> None:

@@ -157,3 +157,29 @@ def test_a_zero_opt_in_loss_is_no_curve_but_a_real_one_is() -> None:
     assert loss_series(both)["kickstart_loss"] == [(10, 0.3)]
     imitating = [MetricPoint(1.0, 10, "play", 1, {"kickstart_loss": 0.0, "self_imitation_loss": 0.2})]
     assert loss_series(imitating)["self_imitation_loss"] == [(10, 0.2)]
+
+
+def test_the_losses_figure_draws_a_panel_for_every_term() -> None:
+    """Seven series (the three SAC losses and four opt-in terms), with stages marked: seven panels, each with
+    its own colour drawn (a figure with more terms than colours once left its last panels empty)."""
+    import io
+
+    from matplotlib.colors import to_rgb
+    from PIL import Image
+
+    from sacbot.report.data import LOSS_KEYS, Phases
+    from sacbot.report.plots import LOSS_COLORS, losses
+
+    series = {key: [(1000 * i, 1.0 + (i % 3)) for i in range(1, 40)] for key in LOSS_KEYS}
+    png = losses(series, Phases(end=30_000, stages=(("surf", 10_000), ("wave", 20_000))))
+    with Image.open(io.BytesIO(png)) as image:
+        pixels = image.convert("RGB")
+        width, height = pixels.size
+        band = height / len(LOSS_KEYS)
+        for i in range(len(LOSS_KEYS)):
+            want = tuple(round(255 * c) for c in to_rgb(LOSS_COLORS[i]))
+            box = pixels.crop((0, int(i * band), width, int((i + 1) * band)))
+            counted = box.getcolors(maxcolors=width * int(band) + 1)
+            assert counted is not None
+            colours = {c for _, c in counted}
+            assert want in colours, f"panel {i + 1} ({LOSS_KEYS[i]}) shows no {LOSS_COLORS[i]} curve"

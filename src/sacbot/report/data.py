@@ -132,6 +132,8 @@ class RunData:
     malformed: dict[str, int] = field(default_factory=dict)  # file -> malformed lines
     best: BestInfo = field(default_factory=BestInfo)
     round_counter: int | None = None
+    # (name, env steps) where each `[[pretrain.stages]]` fine-tune began, in the order they ran
+    stage_starts: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def usable(self) -> bool:
@@ -264,6 +266,21 @@ def pretrain_end_steps(data: RunData) -> int | None:
     """Env steps where pretraining handed over to real-time play (None without a pretraining phase)."""
     pre = [p.env_steps for p in data.metrics if p.source == "pretrain"]
     return max(pre) if pre else None
+
+
+@dataclass(frozen=True)
+class Phases:
+    """Where a run's phases hand over, in env steps: the start of each pretraining stage (name, steps), then
+    `end`, where the pretraining (its stages included) handed over to real-time play."""
+
+    end: int
+    stages: tuple[tuple[str, int], ...] = ()
+
+
+def run_phases(data: RunData) -> Phases | None:
+    """The run's phases (None without a pretraining phase)."""
+    end = pretrain_end_steps(data)
+    return None if end is None else Phases(end, tuple(data.stage_starts))
 
 
 # -- opponent names ------------------------------------------------------------------------------------------

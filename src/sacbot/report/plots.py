@@ -6,11 +6,23 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sacbot.report.data import Phases
 from sacbot.report.league_mix import LeagueMix
 from sacbot.report.series import Point
 from sacbot.report.shares import ShareRound
 
 _SIZE = (8.0, 4.5)
+# One colour per loss panel, in order (the critic's, the actor's, alpha's, then each opt-in term's).
+LOSS_COLORS = (
+    "tab:blue",
+    "tab:orange",
+    "tab:green",
+    "tab:red",
+    "tab:brown",
+    "tab:purple",
+    "tab:cyan",
+    "tab:olive",
+)
 _DPI = 100
 
 
@@ -43,9 +55,16 @@ def _time_unit(max_s: float) -> tuple[float, str]:
     return 3600.0, "h"
 
 
-def _mark_pretrain(ax: Any, pretrain_end: int | None) -> None:
-    if pretrain_end is not None:
-        ax.axvline(pretrain_end, color="grey", linestyle=":", linewidth=1, label="end of pretraining")
+def _mark_pretrain(ax: Any, phases: Phases | None) -> None:
+    """The end of pretraining (in the legend) and, named at the top, where each of its stages began."""
+    if phases is None:
+        return
+    for name, steps in phases.stages:
+        ax.axvline(steps, color="grey", linestyle="-.", linewidth=0.8)
+        ax.text(steps, 0.5, f"stage {name}", transform=ax.get_xaxis_transform(), rotation=90, fontsize=7,
+                color="dimgrey", va="center", ha="right",
+                bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none", "pad": 1})  # fmt: skip
+    ax.axvline(phases.end, color="grey", linestyle=":", linewidth=1, label="end of pretraining")
 
 
 def win_rates(
@@ -53,7 +72,7 @@ def win_rates(
     composite: Sequence[Point],
     composite_label: str,
     x: str,
-    pretrain_end: int | None = None,
+    phases: Phases | None = None,
 ) -> bytes:
     """Eval win rate per opponent and the composite; `x` is "env_steps" or "active_s"."""
     fig, (ax,) = _figure()
@@ -73,7 +92,7 @@ def win_rates(
             marker="s", markersize=4, label=composite_label,
         )  # fmt: skip
     if x == "env_steps":
-        _mark_pretrain(ax, pretrain_end)
+        _mark_pretrain(ax, phases)
         ax.set_xlabel("env steps")
         ax.set_title("Eval win rate per opponent, and the composite, against env steps")
     else:
@@ -118,13 +137,13 @@ def _curve(
             ax.plot(xs, ys, color=color, marker="o", markersize=3, linewidth=1.2, label=name)
 
 
-def losses(series: Mapping[str, Sequence[tuple[int, float]]], pretrain_end: int | None = None) -> bytes:
+def losses(series: Mapping[str, Sequence[tuple[int, float]]], phases: Phases | None = None) -> bytes:
     keys = [k for k, pts in series.items() if pts]
     fig, axes = _figure(rows=max(1, len(keys)), height=2.4 * max(1, len(keys)) + 0.6)
-    colors = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:brown")
-    for ax, key, color in zip(axes, keys, colors, strict=False):
-        _curve(ax, series[key], key, color, pretrain_end)
-        _mark_pretrain(ax, pretrain_end)
+    for i, (ax, key) in enumerate(zip(axes, keys, strict=True)):
+        color = LOSS_COLORS[i % len(LOSS_COLORS)]
+        _curve(ax, series[key], key, color, None if phases is None else phases.end)
+        _mark_pretrain(ax, phases)
         ax.set_ylabel(key.replace("_", " "))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="best")
@@ -138,11 +157,11 @@ def single(
     title: str,
     ylabel: str,
     log: bool = False,
-    pretrain_end: int | None = None,
+    phases: Phases | None = None,
 ) -> bytes:
     fig, (ax,) = _figure()
-    _curve(ax, points, ylabel, "tab:purple", pretrain_end)
-    _mark_pretrain(ax, pretrain_end)
+    _curve(ax, points, ylabel, "tab:purple", None if phases is None else phases.end)
+    _mark_pretrain(ax, phases)
     if log and all(p[1] > 0 for p in points):
         ax.set_yscale("log")
     ax.set_title(title)
@@ -164,7 +183,7 @@ def _colors(names: Sequence[str]) -> dict[str, Any]:
 
 
 def training_win_rates(
-    series: Mapping[str, Sequence[Point]], window: int, min_rounds: int, pretrain_end: int | None = None
+    series: Mapping[str, Sequence[Point]], window: int, min_rounds: int, phases: Phases | None = None
 ) -> bytes:
     """Training win rate per opponent (its last `window` rounds) against env steps."""
     fig, (ax,) = _figure()
@@ -174,7 +193,7 @@ def training_win_rates(
             [float(p.env_steps or 0) for p in points], [p.value for p in points], color=colors[name],
             linewidth=1.2, label=f"{name} ({len(points) + min_rounds - 1} rounds)",
         )  # fmt: skip
-    _mark_pretrain(ax, pretrain_end)
+    _mark_pretrain(ax, phases)
     ax.set_title(
         f"Training win rate per opponent: its last {window} rounds (from its {min_rounds}th round on),"
         " stochastic policy",

@@ -22,7 +22,7 @@ from sacbot.report.data import (
     RunData,
     active_clock,
     parse_run,
-    pretrain_end_steps,
+    run_phases,
     weights_folder_texts,
 )
 from sacbot.report.league_mix import campaign_league_mix, fast_league_mix
@@ -83,6 +83,31 @@ def _best_info(run_dir: Path) -> BestInfo:
     )
 
 
+def _stage_folders(run_dir: Path, file: str) -> list[Path]:
+    """The run's `[[pretrain.stages]]` folders that hold `file`, in the order they ran (the report reads a
+    folder without its campaign file, so by when each last wrote it)."""
+    stages = [d for d in run_dir.glob(f"{STAGE_PREFIX}*") if (d / file).is_file()]
+    return sorted(stages, key=lambda d: (d / file).stat().st_mtime)
+
+
+def _stage_starts(run_dir: Path) -> list[tuple[str, int]]:
+    """(stage name, env steps) where each stage began: where the phase before it left its `latest.zip` (a
+    stage whose phase before left none readable is not marked)."""
+    from sacbot.checkpoint import read_meta
+
+    latest = RunPaths(run_dir).pretrain.latest.name
+    starts, before = [], RunPaths(run_dir).pretrain.folder
+    for folder in _stage_folders(run_dir, latest):
+        try:
+            meta = read_meta(before / latest) if (before / latest).is_file() else None
+        except (UserError, OSError, ValueError):
+            meta = None  # a damaged archive is the checkpoint tools' to report; the curves do without it
+        if meta is not None:
+            starts.append((folder.name.removeprefix(STAGE_PREFIX), meta.env_steps))
+        before = folder
+    return starts
+
+
 def _phase_text(run_dir: Path, name: str) -> str | None:
     """A run folder file's text; a pretraining file (`pretrain/...`) is followed by the same file of each
     `[[pretrain.stages]]` fine-tune (`stage-<name>/...`), in the order they ran, so the pretraining's curves
@@ -92,8 +117,7 @@ def _phase_text(run_dir: Path, name: str) -> str | None:
     if not name.startswith(pretrain):
         return text
     file = name.removeprefix(pretrain)
-    stages = [d for d in run_dir.glob(f"{STAGE_PREFIX}*") if (d / file).is_file()]
-    parts = [text] + [read_text(d / file) for d in sorted(stages, key=lambda d: (d / file).stat().st_mtime)]
+    parts = [text] + [read_text(d / file) for d in _stage_folders(run_dir, file)]
     held = [part if part.endswith("\n") else part + "\n" for part in parts if part]
     return "".join(held) if held else text
 
@@ -122,6 +146,8 @@ def load_run(run_dir: Path) -> RunData:
     data = parse_run(texts, best, weights_folder=weights_folder)
     counter = (WeightsPaths(run_dir) if weights_folder else RunPaths(run_dir).weights).round_counter
     data.round_counter = read_round_counter(counter)
+    if not weights_folder:
+        data.stage_starts = _stage_starts(run_dir)
     if not data.usable:
         bad = sum(data.malformed.values())
         why = f"{bad} malformed line(s), nothing else" if bad else "the files are empty"
@@ -137,7 +163,7 @@ def _plots(data: RunData, clock: ActiveClock) -> tuple[list[tuple[str, str, Call
     notes: list[str] = []
     rates = win_rate_series(data, clock)
     comp, comp_label = composite_series(data, clock)
-    pre = pretrain_end_steps(data)
+    pre = run_phases(data)
     if rates:
         if data.metrics:
             todo.append(
