@@ -320,7 +320,7 @@ def test_pretraining_stages_fine_tune_in_order_and_seed_the_first_chunk(tmp_path
     assert (trained.extra["aim_shaping"], trained.extra["close_shaping"]) == (0.25, 2.0)
     close_log = (out / "logs" / "stage-close.log").read_text()
     assert "over fresh critics" in close_log
-    assert f"the updates before update {pre.updates + 50} step the critics alone" in close_log
+    assert f"the updates before update {pre.updates + 50} (the next 50) step the critics alone" in close_log
     assert (
         "anchor 5: the actor is held near the one this run started from" in close_log
     )  # said as play says it

@@ -64,3 +64,12 @@ def test_the_settings_reach_the_trainer_and_train_fasts_record(
     }
     assert (extra["kickstart"], extra["teacher_surf"], extra["n_step"]) == (5.0, True, 3)
     assert extra["threat_inputs"] is True and extra["opponents"] == ["Target"]
+
+
+def test_the_warm_up_line_counts_from_where_the_learner_stands() -> None:
+    from sacbot.runtime.startup import warmup_said
+
+    assert warmup_said(2000, 0) == "critics warm up: the first 2000 updates step the critics alone"
+    resumed = "critics warm up: the updates before update 85832 (the next 2000) step the critics alone"
+    assert warmup_said(85_832, 83_832) == resumed
+    assert warmup_said(2000, 2000) is None and warmup_said(2000, 90_000) is None and warmup_said(0, 0) is None

@@ -132,6 +132,7 @@ def train_fast(
         target_entropy_for,
         trainer_config_for,
         trainer_said,
+        warmup_said,
     )
     from sacbot.settings import load_sacbot_settings
 
@@ -188,9 +189,9 @@ def train_fast(
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
     resume(out, learner, replay_keep, say)
-    if trainer.config.critic_warmup > learner.updates:
-        warm = trainer.config.critic_warmup
-        say(f"critics warm up: the updates before update {warm} step the critics alone")
+    warming = warmup_said(trainer.config.critic_warmup, learner.updates)
+    if warming is not None:
+        say(warming)
     for line in sizes_said(sizes, training=True) + trainer_said(trainer.config, "run"):
         say(line)
     if league is not None:

@@ -160,6 +160,17 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
     return lines
 
 
+def warmup_said(threshold: int, updates: int) -> str | None:
+    """The start-up line of the critics' warm-up (`TrainerConfig.critic_warmup`: the learner's updates below
+    `threshold` step the critics alone) for a learner at `updates`; None when it is over or off."""
+    if threshold <= updates:
+        return None
+    if updates == 0:
+        return f"critics warm up: the first {threshold} updates step the critics alone"
+    left = threshold - updates
+    return f"critics warm up: the updates before update {threshold} (the next {left}) step the critics alone"
+
+
 def trainer_said(config: TrainerConfig, started: str) -> list[str]:
     """The start-up lines of a trainer whose loss has terms beyond plain SAC: the anchor toward the actor the
     `started` ("game", "run") began with, self-imitation, hindsight aim and the teacher's opt-in movement and
