@@ -11,7 +11,7 @@ import pytest
 from sacbot.agent.trainer_config import TrainerConfig
 from sacbot.checkpoint import latest_path, read_meta
 from sacbot.env.train import train_fast
-from sacbot.runtime.startup import RECIPE_SETTINGS, network_sizes_for, trainer_config_for
+from sacbot.runtime.startup import RECIPE_SETTINGS, network_sizes_for, trainer_config_for, warmup_said
 from sacbot.settings import SacbotSettings, load_sacbot_settings
 
 # What each shell chooses itself: where it runs, its seed, the critics' warm-up and the anchor (play's hang on
@@ -67,8 +67,6 @@ def test_the_settings_reach_the_trainer_and_train_fasts_record(
 
 
 def test_the_warm_up_line_counts_from_where_the_learner_stands() -> None:
-    from sacbot.runtime.startup import warmup_said
-
     assert warmup_said(2000, 0) == "critics warm up: the first 2000 updates step the critics alone"
     resumed = "critics warm up: the updates before update 85832 (the next 2000) step the critics alone"
     assert warmup_said(85_832, 83_832) == resumed
