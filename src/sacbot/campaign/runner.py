@@ -112,7 +112,7 @@ class ArenaBackend:
         done = resumed_meta(phase.folder)  # None: nothing yet (a damaged one: train-fast's own error line)
         left = cfg.steps - (0 if done is None else done.env_steps)
         if left > 0:
-            self._run_pretraining(cfg, left, report)  # to cfg.steps
+            self._run_pretraining(cfg, left, report)
         for index, stage in enumerate(cfg.stages):
             phase = self._run_stage(cfg, index, stage, phase.latest, report)
         if phase.latest.is_file():
