@@ -143,3 +143,4 @@ def test_train_fast_start_actor_takes_a_checkpoints_actor_over_fresh_critics(tmp
     )  # fmt: skip
     assert bad.returncode != 0 and "missing.zip" in bad.stderr and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+    assert not (tmp_path / "bad").exists()  # refused before anything was written

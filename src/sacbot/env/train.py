@@ -143,6 +143,7 @@ def train_fast(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} exists and is not a folder", exit_code=2)
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     say = log or (lambda line: None)
 
@@ -151,7 +152,12 @@ def train_fast(
     if settings is None:
         settings = load_sacbot_settings()
     if start_actor is not None and not latest_path(out).is_file():
-        begun = start_from_actor(out, Path(start_actor), settings, seed)
+        try:
+            begun = start_from_actor(out, Path(start_actor), settings, seed)
+        except UserError:
+            if created and not any(out.iterdir()):
+                out.rmdir()  # a start refused leaves no empty run folder behind
+            raise
         say(f"start: {start_actor}'s actor at update {begun.updates} over fresh critics, in {out}")
     resumed = resumed_meta(out)
     mode, _ = radar_mode_for(settings.radar_mode, resumed)
