@@ -148,9 +148,10 @@ class CampaignLoop:
             )
         seeds = {e.seed for e in events if e.event == "start" and e.seed is not None} - {self.campaign.seed}
         if seeds:
+            other = min(seeds)
             raise UserError(
-                f"{self.paths.out} holds a run with seed {sorted(seeds)[0]}, not {self.campaign.seed}; "
-                f"resume it with --seed {sorted(seeds)[0]}, or choose another --out",
+                f"{self.paths.out} holds a run with seed {other}, not {self.campaign.seed}; "
+                f"resume it with --seed {other}, or choose another --out",
                 exit_code=2,
             )
         state = ResumeState.from_events(events)

@@ -132,7 +132,6 @@ def train_fast(
         target_entropy_for,
         trainer_config_for,
         trainer_said,
-        warmup_said,
     )
     from sacbot.settings import load_sacbot_settings
 
@@ -195,10 +194,7 @@ def train_fast(
     learner = AgentLearner(trainer)  # updates, saves and the kept replay as `sacbot play`'s trainer thread
     sizes = trainer.config.sizes
     resume(out, learner, replay_keep, say)
-    warming = warmup_said(trainer.config.critic_warmup, learner.updates)
-    if warming is not None:
-        say(warming)
-    for line in sizes_said(sizes, training=True) + trainer_said(trainer.config, "run"):
+    for line in sizes_said(sizes, training=True) + trainer_said(trainer.config, learner.updates, "run"):
         say(line)
     if league is not None:
         league.start(trainer.env_steps, trainer.actor_arrays(), trainer.config.sizes, mode)

@@ -144,7 +144,6 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         target_entropy_for,
         trainer_config_for,
         trainer_said,
-        warmup_said,
     )
     from sacbot.runtime.trainer import ThreadConfig, TrainerThread
 
@@ -290,14 +289,11 @@ def run_play(eval_flag: bool = False, tensorboard: Path | None = None) -> PlayRe
         _say(f"behaviour spread: play draws each action entry with log std at least {floor:g}")
     if settings.noise_beta > 0.0 and not eval_mode:
         _say(f"exploration noise coloured: 1/f^{settings.noise_beta:g} along the turns (0 white, 1 pink)")
-    warming = None if eval_mode else warmup_said(sac.config.critic_warmup, sac.updates)
-    if warming is not None:
-        _say(warming)
     if settings.fresh_fraction > 0.0 and not eval_mode:
         share = settings.fresh_fraction
         _say(f"fresh rounds: {share:g} of each batch from this run's rounds, not the kept replay")
     if not eval_mode:
-        for line in trainer_said(sac.config, "game"):
+        for line in trainer_said(sac.config, sac.updates, "game"):
             _say(line)
     if recipe:
         said = ", ".join(

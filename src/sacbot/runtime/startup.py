@@ -171,11 +171,13 @@ def warmup_said(threshold: int, updates: int) -> str | None:
     return f"critics warm up: the updates before update {threshold} (the next {left}) step the critics alone"
 
 
-def trainer_said(config: TrainerConfig, started: str) -> list[str]:
-    """The start-up lines of a trainer whose loss has terms beyond plain SAC: the anchor toward the actor the
-    `started` ("game", "run") began with, self-imitation, hindsight aim and the teacher's opt-in movement and
-    gun (while the kickstart term is on). `sacbot play` and `sacbot train-fast` both say them."""
-    lines = []
+def trainer_said(config: TrainerConfig, updates: int, started: str) -> list[str]:
+    """The start-up lines of a trainer at `updates` whose loss has terms beyond plain SAC: the critics'
+    warm-up (`warmup_said`), the anchor toward the actor the `started` ("game", "run") began with,
+    self-imitation, hindsight aim and the kickstart term with the teacher's opt-in movement and gun.
+    `sacbot play` and `sacbot train-fast` both say them."""
+    warming = warmup_said(config.critic_warmup, updates)
+    lines = [] if warming is None else [warming]
     if config.anchor > 0.0:
         moving = config.anchor_movement
         held = "" if moving == 1.0 else f" (its movement entries at {moving:g} of the gun's)"
@@ -189,22 +191,20 @@ def trainer_said(config: TrainerConfig, started: str) -> list[str]:
     if config.hindsight_aim > 0.0:
         lines.append(f"hindsight aim {config.hindsight_aim:g}: the gun learns where each shot would have hit")
     if config.kickstart > 0.0:
-        fading = ""
+        how = ""
         if config.kickstart_anneal > 0:
-            fading = (
+            how = (
                 f", fading to {config.kickstart_floor:g} between updates {config.kickstart_anneal_from}"
                 f" and {config.kickstart_anneal}"
             )
         if config.kickstart_movement != 1.0:
             since = config.kickstart_movement_from
-            fading += f", its movement entries at {config.kickstart_movement:g} of the gun's" + (
+            how += f", its movement entries at {config.kickstart_movement:g} of the gun's" + (
                 f" from update {since}" if since > 0 else ""
             )
         if config.kickstart_filter:
-            fading += ", only where the critics rate the teacher's action higher"
-        lines.append(
-            f"kickstart {config.kickstart:g}: the actor's loss also pulls toward the teacher{fading}"
-        )
+            how += ", only where the critics rate the teacher's action higher"
+        lines.append(f"kickstart {config.kickstart:g}: the actor's loss also pulls toward the teacher{how}")
         if config.teacher_surf:
             lines.append("surfing teacher: its speed goes where the enemy's bullets have hit us least")
         if config.teacher_gun == "wave":
