@@ -67,6 +67,7 @@ def duel(
     power: float | None,
     movement: str | None = None,
     agreement: bool = False,
+    gun: str | None = None,
 ) -> str:
     sizes = actor.sizes
     threat_at = sizes.threat_at if sizes.threat_inputs else -1
@@ -91,6 +92,12 @@ def duel(
             if power is not None and action[3] * MAX_FIREPOWER > 0.1:
                 action = np.array(action, np.float32)
                 action[3] = power / MAX_FIREPOWER
+            if gun is not None:
+                now = torch.from_numpy(np.array(obs[: sizes.observed_dim], np.float32))
+                wave_at = sizes.state_dim if gun == "wave" else -1
+                taught = teacher_action(now, gun_offset=sizes.gun_offset, wave_at=wave_at).numpy()
+                action = np.array(action, np.float32)
+                action[2:] = taught[2:]
             if movement is not None or agreement:
                 seen.append(np.array(obs[: sizes.observed_dim], np.float32))
                 taught, surfed = movements_of(seen, threat_at)
@@ -151,6 +158,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="1")
     parser.add_argument("--power", type=float, default=None, help="every shot at this power (0.1-3)")
     parser.add_argument("--movement", choices=("teacher", "surf"), default=None)
+    parser.add_argument("--gun", choices=("linear", "wave"), default=None)
     parser.add_argument("--agreement", action="store_true", help="does the speed follow the surfing teacher")
     args = parser.parse_args()
     try:
@@ -164,7 +172,7 @@ def main() -> None:
             raise UserError(f"{args.checkpoint}: {what} reads the threat inputs, which it has not")
         for opponent in args.opponents.split(","):
             for seed in (int(s) for s in args.seeds.split(",")):
-                how = (args.power, args.movement, args.agreement)
+                how = (args.power, args.movement, args.agreement, args.gun)
                 line = duel(actor, args.checkpoint, opponent, args.rounds, seed, *how)
                 print(line, flush=True)
     except (UserError, OSError, ValueError) as exc:

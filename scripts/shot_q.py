@@ -69,6 +69,7 @@ def duel_env(sizes: NetworkSizes, opponent: str, rounds: int) -> TankRoyaleEnv:
         bullet_inputs=sizes.bullet_inputs,
         gun_offset=sizes.gun_offset,
         wave_decay=sizes.wave_decay,
+        wave_aim=sizes.wave_aim,
     )
 
 

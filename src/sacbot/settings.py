@@ -14,7 +14,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from sacbot.agent.features import RadarMode
 from sacbot.agent.inference import ActionMode
-from sacbot.agent.options import HindsightDistance, HindsightTarget, TeacherGun
+from sacbot.agent.options import HindsightDistance, HindsightTarget, TeacherGun, WaveAim
 from sacbot.errors import UserError
 
 
@@ -149,6 +149,10 @@ class SacbotSettings(BaseSettings):
     # (`NetworkSizes.wave_decay`, 0.97 by default); None: what the checkpoint was built with. 0.5 follows a
     # wave surfer, which moves away from where it was hit.
     wave_decay: float | None = Field(None, gt=0.0, le=1.0, allow_inf_nan=False)
+    # Opt-in: what the wave inputs' aim entry points at (`NetworkSizes.wave_aim`): "peak" (the default) or
+    # "virtual" (the peak or a linear aim, whichever would have hit more of our past waves); None: what the
+    # checkpoint was built with.
+    wave_aim: WaveAim | None = None
     # Opt-in: the entropy the temperature is tuned toward (`TrainerConfig.target_entropy`); None: minus the
     # action's size (-4). A tighter log-std bound lowers the entropy the policy can reach at all.
     target_entropy: float | None = Field(None, ge=-40.0, le=10.0, allow_inf_nan=False)

@@ -531,6 +531,29 @@ def test_a_shorter_wave_memory_forgets_faster() -> None:
     assert m.threat_bins == [0.0] * 9  # the hit record keeps its own decay (no hits here)
 
 
+def test_the_virtual_aim_takes_the_linear_aim_once_it_has_hit_more_of_our_waves() -> None:
+    """`RoundMemory.wave_aim` "virtual" (`NetworkSizes.wave_aim`): each wave keeps what a linear aim and the
+    histogram's peak pointed at when it was fired; where it reaches the enemy, each scores a hit if the
+    enemy's guess factor lies within half a bot of its own. Entry 11 is the linear aim's factor now (the lead
+    inputs' entry 2, clipped) while its count is ahead, otherwise the peak."""
+    m = F.RoundMemory(arena_width=W, arena_height=H, my_id=ME, wave_aim="virtual")
+    v = _wave_game(m, 90.0, 8.0)  # it went on as it moved: the linear aim hits, the peak (head-on) misses
+    assert m.gun_hits == [1.0, 0.0]
+    plain = _wave_game(memory(), 90.0, 8.0)
+    assert plain[11] == pytest.approx(8 / 9, abs=1e-6) and v[:11].tolist() == plain[:11].tolist()
+    s = F.encode_state(state(x=100.0, y=300.0), m)
+    lead = F.lead_inputs_of(F.FLOAT_MATH, *(float(s[i]) for i in (0, 1, 2, 4, 7, 12, 13, 14, 15)))
+    assert v[11] == pytest.approx(max(-1.0, min(1.0, lead[2])), abs=1e-5) and v[11] != pytest.approx(8 / 9)
+
+    turned = F.RoundMemory(arena_width=W, arena_height=H, my_id=ME, wave_aim="virtual")
+    v = _wave_game(turned, 270.0, 8.0)  # it turned back: both miss, and the peak stays the aim
+    assert turned.gun_hits == [0.0, 0.0] and v[11] == pytest.approx(8 / 9, abs=1e-6)
+    m.new_game()
+    assert m.gun_hits == [0.0, 0.0] and m.wave_aim == "virtual"
+    with pytest.raises(ValueError, match="wave_aim"):
+        NetworkSizes(wave_aim="best")  # type: ignore[arg-type]
+
+
 def test_a_new_game_forgets_the_records_and_keeps_the_memorys_settings() -> None:
     """`RoundMemory.start_game`: the arena's size and our id of the new game, the wave record cleared; the
     shapings, gun offset and wave decay the memory was made with stay (play, exported bots, the league)."""

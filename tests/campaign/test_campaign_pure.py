@@ -97,6 +97,7 @@ threat_inputs = true
 bullet_inputs = true
 gun_offset = true
 wave_decay = 0.5
+wave_aim = "virtual"
 log_std_max = 0.0
 target_entropy = -8.0
 behaviour_log_std_min = -1.5
@@ -134,6 +135,7 @@ eval_actions = "speed"
         "SACBOT_BULLET_INPUTS": "1",
         "SACBOT_GUN_OFFSET": "1",
         "SACBOT_WAVE_DECAY": "0.5",
+        "SACBOT_WAVE_AIM": "virtual",
         "SACBOT_LOG_STD_MAX": "0.0",
         "SACBOT_TARGET_ENTROPY": "-8.0",
         "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-1.5",

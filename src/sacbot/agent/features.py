@@ -60,6 +60,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from sacbot.agent.options import WaveAim
 from sacbot.agent.sizes import (
     BULLET_COLUMNS,
     BULLET_INPUT_DIM,
@@ -159,13 +160,17 @@ class RoundMemory:
     surf_due: float = 0.0  # the surf shaping's penalty of this tick's arrived waves, for `reward`
     gun_offset: bool = False  # the gun entry an offset from the enemy's bearing (module docstring)
     wave_decay: float = WAVE_DECAY  # the wave inputs' record: each wave's weight of the next (`wave_inputs`)
+    wave_aim: WaveAim = "peak"  # what the wave inputs' aim entry points at (`NetworkSizes.wave_aim`)
     potential: float = 0.0  # Phi of the last rewarded tick (the shapings' sum)
     diagonal: float = field(init=False, default=1.0)
     # The wave inputs' record (`wave_inputs`): the waves of our shots in flight (origin x and y, the turn
     # fired, bullet speed, bearing to the enemy then in radians, the enemy's sideways direction then: +1
-    # counter-clockwise about us, -1 clockwise); the game's guess-factor histogram (decayed weights);
-    # the ids of our bullets listed last tick; the enemy's position and sideways direction last tick.
-    waves: list[tuple[float, float, float, float, float, float]] = field(default_factory=list)
+    # counter-clockwise about us, -1 clockwise, then the guess factors a linear aim and the histogram's peak
+    # fired at, on the wave); the game's guess-factor histogram (decayed weights); the ids of our bullets
+    # listed last tick; the enemy's position and sideways direction last tick; with `wave_aim` "virtual",
+    # the decayed counts of the waves a linear aim and the peak would have hit, and the two aims of last tick
+    # (guess factors, + counter-clockwise).
+    waves: list[tuple[float, float, float, float, float, float, float, float]] = field(default_factory=list)
     wave_bins: list[float] = field(default_factory=lambda: [0.0] * WAVE_BINS)
     wave_bullet_ids: list[int] = field(default_factory=list)
     wave_enemy_seen: bool = False
@@ -173,6 +178,8 @@ class RoundMemory:
     wave_enemy_y: float = 0.0
     wave_sign: float = 1.0
     wave_previous_sign: float = 1.0
+    gun_hits: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    wave_previous_aims: tuple[float, float] = (0.0, 0.0)
     # The threat inputs' record (`threat_inputs`): the enemy's waves in flight (origin x and y, the turn
     # fired, bullet speed, bearing from the origin to us then in radians, our sideways direction about the
     # origin then); the game's histogram of the guess factors its bullets hit us at (decayed weights); the
@@ -202,6 +209,7 @@ class RoundMemory:
         """Forget the game's records of the enemy's answers to our shots and of where its bullets hit us (a
         new game: maybe a new enemy)."""
         self.wave_bins = [0.0] * WAVE_BINS
+        self.gun_hits = [0.0, 0.0]
         self.threat_bins = [0.0] * WAVE_BINS
         self.new_round()
 
@@ -210,6 +218,7 @@ class RoundMemory:
         self.wave_bullet_ids = []
         self.wave_enemy_seen = False
         self.wave_sign = self.wave_previous_sign = 1.0
+        self.wave_previous_aims = (0.0, 0.0)
         self.threats = []
         self.threat_enemy_id = -1
         self.threat_pending = 0.0
@@ -587,6 +596,19 @@ def _record_factor(bins: list[float], factor: float, decay: float = WAVE_DECAY) 
     bins[_factor_bin(factor)] += 1.0
 
 
+def _linear_factor(memory: RoundMemory, energy: float) -> float:
+    """Where a linear aim (`linear_aim`) at the remembered enemy points now, as a guess factor from its
+    bearing (+: counter-clockwise; the lead inputs' entry 2, clipped to [-1, 1])."""
+    x, y = memory.x, memory.y
+    ex, ey = memory.enemy_x, memory.enemy_y
+    bearing = math.atan2(ey - y, ex - x)
+    aim, power, _ = linear_aim(
+        FLOAT_MATH, x, y, math.hypot(ex - x, ey - y), bearing, math.radians(memory.enemy_direction),
+        memory.enemy_speed, energy, memory.arena_width, memory.arena_height,
+    )  # fmt: skip
+    return _clip1(wrap_rad(aim - bearing) / math.asin(MAX_SPEED / bullet_speed(power)))
+
+
 def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -> np.ndarray:
     """The wave inputs (`NetworkSizes.wave_inputs`): how the remembered enemy answered our past shots this
     game, `WAVE_INPUT_DIM` float32 in [-1, 1] (written into `out` when given). Read it after `observe`, once
@@ -608,6 +630,13 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
              (+: counter-clockwise); 0 before the first recorded wave
     The record lasts the game (`RoundMemory.new_game`), each wave weighing `RoundMemory.wave_decay` of the
     next (`WAVE_DECAY`, 0.97, unless the networks were built with another `NetworkSizes.wave_decay`).
+
+    With `RoundMemory.wave_aim` "virtual" (`NetworkSizes.wave_aim`), entry 11 is the aim of whichever gun
+    would have hit more of our past waves this game (virtual guns): each wave also keeps the guess factors
+    that the histogram's peak and a linear aim (`linear_aim`, the lead inputs' entry 2) pointed at when it
+    was fired, and where it reaches the enemy each counts a hit (weights decayed by `WAVE_DECAY`) if the
+    enemy's factor lies within half a bot of it. While the linear aim's count is ahead, entry 11 is the
+    linear aim's factor now (+: counter-clockwise; clipped to [-1, 1]); otherwise the peak, as above.
     """
     x, y, turn = memory.x, memory.y, float(memory.turn)
     bins = memory.wave_bins
@@ -616,14 +645,19 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
     if memory.seen:
         ex, ey = memory.enemy_x, memory.enemy_y
         if memory.last_scan_turn == memory.turn and memory.waves:
-            kept: list[tuple[float, float, float, float, float, float]] = []
+            kept: list[tuple[float, float, float, float, float, float, float, float]] = []
             for wave in memory.waves:
-                wx, wy, fired, speed, bearing, sign = wave
-                if speed * (turn - fired) < math.hypot(ex - wx, ey - wy) - half:
+                wx, wy, fired, speed, bearing, sign, linear_factor, peak_factor = wave
+                reach = math.hypot(ex - wx, ey - wy)
+                if speed * (turn - fired) < reach - half:
                     kept.append(wave)
                     continue
                 factor = _guess_factor(math.atan2(ey - wy, ex - wx), bearing, sign, speed)
                 _record_factor(bins, factor, memory.wave_decay)
+                width = math.atan2(half, max(reach, 1.0)) / math.asin(MAX_SPEED / speed)
+                hits = memory.gun_hits
+                for i, aimed in enumerate((linear_factor, peak_factor)):
+                    hits[i] = hits[i] * WAVE_DECAY + (abs(factor - aimed) <= width)
             memory.waves = kept
         line = math.atan2(ey - y, ex - x)
         lateral = memory.enemy_speed * math.sin(math.radians(memory.enemy_direction) - line)
@@ -639,7 +673,9 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
             d = math.radians(b.direction)
             ox, oy = b.x - speed * math.cos(d), b.y - speed * math.sin(d)
             bearing = math.atan2(memory.wave_enemy_y - oy, memory.wave_enemy_x - ox)
-            memory.waves.append((ox, oy, turn - 1.0, speed, bearing, memory.wave_previous_sign))
+            sign = memory.wave_previous_sign
+            linear_factor, peak_factor = (a * sign for a in memory.wave_previous_aims)
+            memory.waves.append((ox, oy, turn - 1.0, speed, bearing, sign, linear_factor, peak_factor))
     memory.wave_bullet_ids = ids
     memory.wave_enemy_seen = memory.seen
     memory.wave_enemy_x, memory.wave_enemy_y = memory.enemy_x, memory.enemy_y
@@ -655,6 +691,11 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
                 peak = i
         values[WAVE_BINS + 2] = (-1.0 + (peak + 0.5) * 2.0 / WAVE_BINS) * memory.wave_sign
     values[WAVE_BINS + 1] = _clip1(lateral / MAX_SPEED)
+    if memory.wave_aim == "virtual":
+        linear = _linear_factor(memory, tick.bot_state.energy) if memory.seen else 0.0
+        memory.wave_previous_aims = (linear, values[WAVE_BINS + 2])
+        if memory.gun_hits[0] > memory.gun_hits[1]:
+            values[WAVE_BINS + 2] = linear
     if out is None:
         return np.array(values, np.float32)
     out[:] = values

@@ -11,3 +11,6 @@ HindsightDistance = Literal["squared", "absolute", "hit"]
 HindsightTarget = Literal["direction", "bearing"]
 # Where the teacher's gun aims (`TrainerConfig.teacher_gun`): linear targeting, or the wave inputs' peak.
 TeacherGun = Literal["linear", "wave"]
+# What the wave inputs' aim entry points at (`NetworkSizes.wave_aim`): the histogram's peak, or whichever of
+# it and a linear aim would have hit more of our past waves (virtual guns).
+WaveAim = Literal["peak", "virtual"]

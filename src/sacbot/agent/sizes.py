@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import get_args
+
+from sacbot.agent.options import WaveAim
 
 # sin and cos of four angles (`sacbot.agent.features.angle_input_columns`).
 ANGLE_INPUT_DIM = 8
@@ -73,10 +76,17 @@ class NetworkSizes:
     # whole record alike): what the inputs mean, so it travels with the networks. A short memory (0.5)
     # follows a bot that moves away from where it was hit (a wave surfer); no shape changes.
     wave_decay: float = WAVE_DECAY
+    # Opt-in: where the wave inputs' aim entry points. "peak": the histogram's most-weighted bin; "virtual":
+    # that or a linear aim, whichever would have hit more of our past waves this game (Robocode's virtual
+    # guns: a linear aim hits a regular mover, the peak a dodger). What the inputs mean, so it travels with
+    # the networks; no shape changes.
+    wave_aim: WaveAim = "peak"
 
     def __post_init__(self) -> None:
         if not 0.0 < self.wave_decay <= 1.0:
             raise ValueError(f"wave_decay must lie in (0, 1], not {self.wave_decay!r}")
+        if self.wave_aim not in get_args(WaveAim):
+            raise ValueError(f"wave_aim must be one of {', '.join(get_args(WaveAim))}, not {self.wave_aim!r}")
 
     @property
     def observed_dim(self) -> int:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from sacbot.agent.features import RadarMode
 from sacbot.agent.inference import ActionMode
-from sacbot.agent.options import HindsightDistance, HindsightTarget, TeacherGun
+from sacbot.agent.options import HindsightDistance, HindsightTarget, TeacherGun, WaveAim
 from sacbot.errors import UserError
 from sacbot.opponents.sampling import LeagueConfig
 
@@ -159,6 +159,8 @@ class BotSettings(_Strict):
     gun_offset: bool | None = None  # the gun entry: where it points from the enemy's bearing, not a turn
     # the wave inputs' histogram: each wave's weight of the next (unset: the checkpoint's, else 0.97)
     wave_decay: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
+    # the wave inputs' aim entry: the histogram's peak, or it or a linear aim, whichever hit more (virtual)
+    wave_aim: WaveAim | None = None
     # the policy's bound on log std before tanh (unset: the checkpoint's, else 2.0)
     log_std_max: float | None = Field(default=None, ge=-5.0, le=2.0, allow_inf_nan=False)
     # the entropy the temperature is tuned toward (unset: minus the action's size, -4)
@@ -206,6 +208,7 @@ class BotSettings(_Strict):
             "bullet_inputs": None if self.bullet_inputs is None else int(self.bullet_inputs),
             "gun_offset": None if self.gun_offset is None else int(self.gun_offset),
             "wave_decay": self.wave_decay,
+            "wave_aim": self.wave_aim,
             "log_std_max": self.log_std_max,
             "target_entropy": self.target_entropy,
             "behaviour_log_std_min": self.behaviour_log_std_min,

@@ -102,6 +102,7 @@ class EnvRunner:
             bullet_inputs=spec.sizes.bullet_inputs,
             gun_offset=spec.sizes.gun_offset,
             wave_decay=spec.sizes.wave_decay,
+            wave_aim=spec.sizes.wave_aim,
             threat_inputs=spec.sizes.threat_inputs,
             rounds_per_game=spec.rounds_per_game,
         )

@@ -30,6 +30,7 @@ from sacbot.agent.features import (
     shaping_problem,
     stored_observation,
 )
+from sacbot.agent.options import WaveAim
 from sacbot.agent.sizes import WAVE_DECAY, NetworkSizes
 from sacbot.engine import Game, Participant, game_setup_for
 from sacbot.env.stepping import advance
@@ -73,6 +74,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             (`sacbot.agent.features.action_to_intent`, `NetworkSizes.gun_offset`), as SACBOT_GUN_OFFSET.
         wave_decay: how the wave inputs' histogram forgets, each wave's weight of the next
             (`NetworkSizes.wave_decay`), as SACBOT_WAVE_DECAY.
+        wave_aim: what the wave inputs' aim entry points at, "peak" or "virtual" (`NetworkSizes.wave_aim`),
+            as SACBOT_WAVE_AIM.
         agent_id / opponent_id: the bot ids (an arena numbers bots by session id; a fidelity test matches it).
         opponent_source: called with the game's seed at every new game, returns (name, policy): the opponent
             then comes from it instead of a draw among `opponent` (`sacbot.env.league`, train-fast's league).
@@ -98,6 +101,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         gun_offset: bool = False,
         threat_inputs: bool = False,
         wave_decay: float = WAVE_DECAY,
+        wave_aim: WaveAim = "peak",
         agent_id: int = 1,
         opponent_id: int = 2,
         render_mode: str | None = None,
@@ -140,6 +144,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             surf_shaping=surf_shaping,
             gun_offset=gun_offset,
             wave_decay=wave_decay,
+            wave_aim=wave_aim,
         )
         self._round_open = False
         self._round_abandoned = False

@@ -93,7 +93,11 @@ class FrozenActorBot(ClassicBot):
         self.radar_mode: RadarMode = radar_mode
         sizes = actor.sizes
         self.memory = RoundMemory(
-            self.arena_width, self.arena_height, gun_offset=sizes.gun_offset, wave_decay=sizes.wave_decay
+            self.arena_width,
+            self.arena_height,
+            gun_offset=sizes.gun_offset,
+            wave_decay=sizes.wave_decay,
+            wave_aim=sizes.wave_aim,
         )
         self.hidden = actor.initial_hidden()
         self._round = 0

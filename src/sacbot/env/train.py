@@ -177,6 +177,7 @@ def train_fast(
         gun_offset=sizes.gun_offset,
         threat_inputs=sizes.threat_inputs,
         wave_decay=sizes.wave_decay,
+        wave_aim=sizes.wave_aim,
         rounds_per_game=rounds_per_game,
         opponent_source=None if league is None else league.opponent_for,
     )

@@ -26,6 +26,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from sacbot.agent.features import RadarMode
+from sacbot.agent.options import WaveAim
 from sacbot.agent.sizes import WAVE_DECAY
 from sacbot.env.arena_env import TankRoyaleEnv, parse_opponents
 from sacbot.env.workers import WorkerPool
@@ -57,6 +58,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         gun_offset: bool = False,
         threat_inputs: bool = False,
         wave_decay: float = WAVE_DECAY,
+        wave_aim: WaveAim = "peak",
         workers: int = 0,
         step_in_parent: bool = False,
         opponent_source: Callable[[int, int], tuple[str, ClassicBot]] | None = None,
@@ -85,6 +87,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 "bullet_inputs": bullet_inputs,
                 "gun_offset": gun_offset,
                 "wave_decay": wave_decay,
+                "wave_aim": wave_aim,
                 "threat_inputs": threat_inputs,
             }
             for i in range(num_envs)

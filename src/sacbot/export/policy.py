@@ -220,7 +220,9 @@ class ExportedPolicy:
         self.deterministic, self.drawn = drawn_entries(self.actions, ACTION_DIM)
         self.description = description
         sizes = actor.sizes
-        self.memory = RoundMemory(800.0, 600.0, gun_offset=sizes.gun_offset, wave_decay=sizes.wave_decay)
+        self.memory = RoundMemory(
+            800.0, 600.0, gun_offset=sizes.gun_offset, wave_decay=sizes.wave_decay, wave_aim=sizes.wave_aim
+        )
         self.hidden = actor.initial_hidden()
         self.state: np.ndarray | None = None  # the last observation and action (diagnostics, tests)
         self.action: np.ndarray | None = None

@@ -117,6 +117,7 @@ class AgentFeatures:
             surf_shaping=surf_shaping,
             gun_offset=sizes.gun_offset,
             wave_decay=sizes.wave_decay,
+            wave_aim=sizes.wave_aim,
         )
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:

@@ -19,11 +19,12 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import numpy as np
 
 from sacbot.agent.features import RadarMode
+from sacbot.agent.options import WaveAim
 from sacbot.agent.sizes import NetworkSizes
 from sacbot.checkpoint import (
     ACTOR_PREFIX,
@@ -125,6 +126,18 @@ def wave_decay_for(setting: float | None, meta: CheckpointMeta | None) -> float:
     return trained if trained is not None and 0.0 < trained <= 1.0 else NetworkSizes().wave_decay
 
 
+def wave_aim_for(setting: WaveAim | None, meta: CheckpointMeta | None) -> WaveAim:
+    """What the wave inputs' aim entry points at (`NetworkSizes.wave_aim`): SACBOT_WAVE_AIM when set, else
+    what the checkpoint's networks were built with, else the default (the histogram's peak)."""
+    if setting is not None:
+        return setting
+    trained = meta.network_sizes.get("wave_aim") if meta is not None else None
+    for aim in get_args(WaveAim):
+        if trained == aim:
+            return aim
+    return NetworkSizes().wave_aim
+
+
 def target_entropy_for(setting: float | None, meta: CheckpointMeta | None) -> float | None:
     """The entropy the temperature is tuned toward (`TrainerConfig.target_entropy`): SACBOT_TARGET_ENTROPY
     when set, else the one the checkpoint was trained with (its `extra`), else None: the trainer's default."""
@@ -155,6 +168,8 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
         lines.append("bullet inputs on: the critics also read where our bullets in flight are")
     if sizes.wave_inputs and sizes.wave_decay != NetworkSizes().wave_decay:
         lines.append(f"wave inputs' decay {sizes.wave_decay:g}: their record follows the enemy's last waves")
+    if sizes.wave_inputs and sizes.wave_aim == "virtual":
+        lines.append("wave inputs' aim virtual: the peak or a linear aim, whichever hit more of our waves")
     if sizes.log_std_max != NetworkSizes().log_std_max and training:
         lines.append(f"log std bound {sizes.log_std_max:g}: sampled actions stay nearer the mean")
     return lines
@@ -208,7 +223,10 @@ def trainer_said(config: TrainerConfig, updates: int, started: str) -> list[str]
         if config.teacher_surf:
             lines.append("surfing teacher: its speed goes where the enemy's bullets have hit us least")
         if config.teacher_gun == "wave":
-            lines.append("wave gun teacher: it aims at the wave record's likeliest guess factor")
+            aim = "likeliest guess factor"
+            if config.sizes.wave_aim == "virtual":
+                aim += ", or a linear aim where that has hit more"
+            lines.append(f"wave gun teacher: it aims at the wave record's {aim}")
     return lines
 
 
@@ -216,8 +234,8 @@ def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> 
     """The networks' sizes for a start from `meta` (or a fresh one): the default shapes, with the extra
     inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_LEAD_INPUTS, SACBOT_WAVE_INPUTS,
     SACBOT_THREAT_INPUTS and SACBOT_BULLET_INPUTS ask for, else those the checkpoint was built with; the
-    gun entry's meaning (`gun_offset_for`); the log-std bound of SACBOT_LOG_STD_MAX and the wave inputs'
-    decay of SACBOT_WAVE_DECAY, each else the checkpoint's."""
+    gun entry's meaning (`gun_offset_for`); the log-std bound of SACBOT_LOG_STD_MAX, the wave inputs' decay
+    of SACBOT_WAVE_DECAY and their aim of SACBOT_WAVE_AIM, each else the checkpoint's."""
     return NetworkSizes(
         angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
         energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
@@ -228,6 +246,7 @@ def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> 
         gun_offset=gun_offset_for(settings.gun_offset, meta),
         log_std_max=log_std_max_for(settings.log_std_max, meta),
         wave_decay=wave_decay_for(settings.wave_decay, meta),
+        wave_aim=wave_aim_for(settings.wave_aim, meta),
     )
 
 
