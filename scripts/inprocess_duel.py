@@ -1,7 +1,7 @@
 """Rounds won and hit shares of a checkpoint's mean, in-process (docs/learning.md, "Surf shaping").
 
     python scripts/inprocess_duel.py CHECKPOINT OPPONENTS [--rounds 100] [--seeds 1,2,3] [--power P]
-        [--movement teacher|surf] [--agreement]
+        [--movement teacher|surf] [--gun linear|wave] [--agreement]
 
 Plays `--rounds` rounds of the checkpoint's actor (its mean, as `sacbot eval` plays; a full checkpoint or an
 actor archive such as the shipped `src/sacbot/data/sacbot-actor.zip`) against each of OPPONENTS
@@ -14,6 +14,9 @@ worth). With `--movement`, the actor's turn and speed entries are replaced by th
 (`sacbot.agent.teacher.teacher_action`) or, `surf`, by the surfing teacher's (`surf_movement`, read over the
 last 9 observations of the round, as a trainer's window reads it after its burn-in): what the kickstart term
 would teach the movement, played with the actor's own gun (the checkpoint's sizes need the threat inputs).
+With `--gun`, the gun turn and fire entries are the teacher's instead: linear targeting, or `wave` the aim
+entry of the wave inputs (their peak; with SACBOT_WAVE_AIM=virtual, the peak or the linear aim, whichever has
+hit more of our waves this game): what the wave gun teacher would teach, played with the actor's movement.
 With `--agreement` (threat inputs too) each line ends with how far the actor's own speed entry follows the
 surfing teacher where surfing decides (on the steps whose surfing label differs from the orbiting teacher's):
 that share of the steps, then the share of them where the actor's entry falls in the label's class (back
@@ -158,7 +161,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="1")
     parser.add_argument("--power", type=float, default=None, help="every shot at this power (0.1-3)")
     parser.add_argument("--movement", choices=("teacher", "surf"), default=None)
-    parser.add_argument("--gun", choices=("linear", "wave"), default=None)
+    parser.add_argument("--gun", choices=("linear", "wave"), default=None, help="the teacher's gun plays")
     parser.add_argument("--agreement", action="store_true", help="does the speed follow the surfing teacher")
     args = parser.parse_args()
     try:
@@ -167,6 +170,8 @@ def main() -> None:
         arrays, _ = load_checkpoint(args.checkpoint)
         sizes = network_sizes_for(load_sacbot_settings(), read_meta(args.checkpoint))
         actor = FastActor({k: v for k, v in arrays.items() if k.startswith(ACTOR_PREFIX)}, sizes)
+        if args.gun == "wave" and not sizes.wave_inputs:
+            raise UserError(f"{args.checkpoint}: --gun wave reads the wave inputs, which it has not")
         if (args.movement == "surf" or args.agreement) and not sizes.threat_inputs:
             what = "--agreement" if args.agreement else "--movement surf"
             raise UserError(f"{args.checkpoint}: {what} reads the threat inputs, which it has not")

@@ -144,3 +144,16 @@ def test_train_fast_start_actor_takes_a_checkpoints_actor_over_fresh_critics(tmp
     assert bad.returncode != 0 and "missing.zip" in bad.stderr and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
     assert not (tmp_path / "bad").exists()  # refused before anything was written
+
+
+def test_inprocess_duel_plays_the_teachers_gun_with_the_actors_movement() -> None:
+    """`--gun linear|wave`: the teacher's gun turn and fire over the actor's movement; against Surfer, which
+    dodges where linear aims point, the linear gun hits less than the wave inputs' aim."""
+    hits = {}
+    for gun in ("linear", "wave"):
+        done = _run("scripts/inprocess_duel.py", str(SHIPPED_ACTOR), "Surfer", "--rounds", "3", "--gun", gun)
+        assert done.returncode == 0, done.stderr
+        found = re.search(r"our hits ([\d.]+) of (\d+)", done.stdout)
+        assert found is not None and int(found.group(2)) > 0, done.stdout
+        hits[gun] = float(found.group(1))
+    assert hits["linear"] < hits["wave"]
