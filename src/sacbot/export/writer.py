@@ -51,6 +51,7 @@ VENDORED = (
     "sacbot/agent/inference.py",
     "sacbot/agent/native_build.py",
     "sacbot/agent/native_step.py",
+    "sacbot/agent/options.py",
     "sacbot/agent/sizes.py",
     "sacbot/export/__init__.py",
     "sacbot/export/policy.py",
