@@ -392,13 +392,13 @@ def exported_with(
 def test_an_export_with_wave_and_threat_inputs_sees_and_acts_as_play_eval(tmp_path: Path) -> None:
     """The wave and threat inputs come from the official API's `bullet_states` and events in an exported bot
     as from play's own ticks: the same 44-entry states (the record of shots that reached the enemy, the
-    enemy's shots in flight), the same actions (and the lead inputs the actor
-    computes from the state with them)."""
-    sizes = NetworkSizes(wave_inputs=True, threat_inputs=True, lead_inputs=True)
+    enemy's shots in flight; the aim entry by virtual guns, described so), the same actions (and the lead
+    inputs the actor computes from the state with them)."""
+    sizes = NetworkSizes(wave_inputs=True, threat_inputs=True, lead_inputs=True, wave_aim="virtual")
     path, folder = exported_with(sizes, [0.2, 0.8, 0.4, 1.5], tmp_path)  # drives, turns its gun, fires
     described = json.loads((folder / DESCRIPTION_FILE).read_text())["network_sizes"]
     assert described["wave_inputs"] is True and described["threat_inputs"] is True
-    assert described["lead_inputs"] is True
+    assert described["lead_inputs"] is True and described["wave_aim"] == "virtual"
     policy, seen = play_eval_policy(path, sizes)
     messages, _ = record_game(policy, tmp_path)
     rows = exported_run(folder, messages, tmp_path, dict(os.environ))["rows"]
