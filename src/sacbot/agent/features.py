@@ -654,10 +654,11 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
                     continue
                 factor = _guess_factor(math.atan2(ey - wy, ex - wx), bearing, sign, speed)
                 _record_factor(bins, factor, memory.wave_decay)
-                width = math.atan2(half, max(reach, 1.0)) / math.asin(MAX_SPEED / speed)
-                hits = memory.gun_hits
-                for i, aimed in enumerate((linear_factor, peak_factor)):
-                    hits[i] = hits[i] * WAVE_DECAY + (abs(factor - aimed) <= width)
+                if memory.wave_aim == "virtual":  # score the two guns (the peak's own waves carry no aims)
+                    width = math.atan2(half, max(reach, 1.0)) / math.asin(MAX_SPEED / speed)
+                    hits = memory.gun_hits
+                    for i, aimed in enumerate((linear_factor, peak_factor)):
+                        hits[i] = hits[i] * WAVE_DECAY + (abs(factor - aimed) <= width)
             memory.waves = kept
         line = math.atan2(ey - y, ex - x)
         lateral = memory.enemy_speed * math.sin(math.radians(memory.enemy_direction) - line)
