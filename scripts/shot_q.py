@@ -70,6 +70,7 @@ def duel_env(sizes: NetworkSizes, opponent: str, rounds: int) -> TankRoyaleEnv:
         gun_offset=sizes.gun_offset,
         wave_decay=sizes.wave_decay,
         wave_aim=sizes.wave_aim,
+        threat_visits=sizes.threat_visits,
     )
 
 

@@ -98,6 +98,7 @@ bullet_inputs = true
 gun_offset = true
 wave_decay = 0.5
 wave_aim = "virtual"
+threat_visits = 0.3
 log_std_max = 0.0
 target_entropy = -8.0
 behaviour_log_std_min = -1.5
@@ -136,6 +137,7 @@ eval_actions = "speed"
         "SACBOT_GUN_OFFSET": "1",
         "SACBOT_WAVE_DECAY": "0.5",
         "SACBOT_WAVE_AIM": "virtual",
+        "SACBOT_THREAT_VISITS": "0.3",
         "SACBOT_LOG_STD_MAX": "0.0",
         "SACBOT_TARGET_ENTROPY": "-8.0",
         "SACBOT_BEHAVIOUR_LOG_STD_MIN": "-1.5",

@@ -161,6 +161,7 @@ class RoundMemory:
     gun_offset: bool = False  # the gun entry an offset from the enemy's bearing (module docstring)
     wave_decay: float = WAVE_DECAY  # the wave inputs' record: each wave's weight of the next (`wave_inputs`)
     wave_aim: WaveAim = "peak"  # what the wave inputs' aim entry points at (`NetworkSizes.wave_aim`)
+    threat_visits: float = 0.0  # the threat record's weight of a wave that passed us (`threat_inputs`)
     potential: float = 0.0  # Phi of the last rewarded tick (the shapings' sum)
     diagonal: float = field(init=False, default=1.0)
     # The wave inputs' record (`wave_inputs`): the waves of our shots in flight (origin x and y, the turn
@@ -195,6 +196,10 @@ class RoundMemory:
     threat_enemy_y: float = 0.0
     threat_pending: float = 0.0
     threat_sign: float = 1.0
+    # With `threat_visits`: the decayed counts of the enemy's waves that reached us unhit and of its hits on
+    # us (its hit rate, which scales the weight of a visit).
+    threat_passed: float = 0.0
+    threat_hits: float = 0.0
 
     def __post_init__(self) -> None:
         self.diagonal = math.hypot(self.arena_width, self.arena_height)
@@ -211,6 +216,8 @@ class RoundMemory:
         self.wave_bins = [0.0] * WAVE_BINS
         self.gun_hits = [0.0, 0.0]
         self.threat_bins = [0.0] * WAVE_BINS
+        self.threat_passed = 0.0
+        self.threat_hits = 0.0
         self.new_round()
 
     def new_round(self) -> None:
@@ -589,11 +596,11 @@ def _bin_danger(bins: list[float], factor: float, total: float) -> float:
     return (bins[i] + 0.5 * sum(bins[j] for j in (i - 1, i + 1) if 0 <= j < WAVE_BINS)) / total
 
 
-def _record_factor(bins: list[float], factor: float, decay: float = WAVE_DECAY) -> None:
-    """Add a guess factor to a decayed histogram: the earlier weights times `decay`, its bin plus 1."""
+def _record_factor(bins: list[float], factor: float, decay: float = WAVE_DECAY, weight: float = 1.0) -> None:
+    """Add a guess factor to a decayed histogram: the earlier weights times `decay`, its bin plus `weight`."""
     for i in range(WAVE_BINS):
         bins[i] *= decay
-    bins[_factor_bin(factor)] += 1.0
+    bins[_factor_bin(factor)] += weight
 
 
 def _linear_factor(memory: RoundMemory, energy: float) -> float:
@@ -706,6 +713,12 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
 # The threat inputs' record of hits forgets as the wave record does (`WAVE_DECAY`); a bot is hit a few times
 # a round, so the record's confidence is one half at this (decayed) number of hits.
 THREAT_CONFIDENCE = 3.0
+# With `RoundMemory.threat_visits` (`NetworkSizes.threat_visits`): each enemy wave that reaches us unhit also
+# adds where we were, the record's earlier weights times `VISIT_DECAY`; its weight is `threat_visits` times
+# the enemy's hit rate on us over `VISIT_RATE` (at most 1). The hit rate: its hits over its waves that
+# reached us (both decayed by `WAVE_DECAY` a wave), `THREAT_CONFIDENCE` waves more below.
+VISIT_DECAY = 0.99
+VISIT_RATE = 0.15
 # The time to a wave's arrival that the threat inputs scale to 1 (turns), and the number of waves in flight
 # that counts as many.
 THREAT_HORIZON = 40.0
@@ -743,6 +756,13 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
       14     the share of that weight in the bin of our guess factor on the nearest wave (0 when none)
     The hit record lasts the game (`RoundMemory.new_game`), each hit weighing `WAVE_DECAY` of the next; the
     waves, a round.
+
+    With `RoundMemory.threat_visits` (`NetworkSizes.threat_visits`) above 0, each wave that reaches us unhit
+    also adds our guess factor on it (a visit), at that weight times the enemy's hit rate on us over
+    `VISIT_RATE` (at most 1), the earlier weights times `VISIT_DECAY`: the record then holds where we were as
+    its waves passed, not only where its bullets hit us, which is what a gun that counts our guess factors
+    (Surfer's, Gunner's) aims by. Against a gun that rarely hits, the visits weigh little and the record is
+    its hits, as without them.
     """
     x, y, turn = memory.x, memory.y, float(memory.turn)
     me, enemy = memory.my_id, memory.enemy_id
@@ -777,6 +797,8 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
         if best >= 0:
             wx, wy, fired, wspeed, bearing, sign, _ = waves.pop(best)
             _record_factor(bins, _guess_factor(direction, bearing, sign, wspeed))
+            if memory.threat_visits > 0.0:
+                memory.threat_hits += 1.0
     fresh = memory.seen and memory.last_scan_turn == memory.turn
     if fresh:
         if enemy == memory.threat_enemy_id:
@@ -807,6 +829,13 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
             continue
         if left <= 0.0 and not reached:  # its bullet lands now, if it was aimed where we are
             wave = (wx, wy, fired, speed, bearing, sign, 1.0)
+            if memory.threat_visits > 0.0:  # it missed: where we were, by the enemy's hit rate
+                memory.threat_passed = memory.threat_passed * WAVE_DECAY + 1.0
+                memory.threat_hits *= WAVE_DECAY
+                rate = memory.threat_hits / (memory.threat_passed + THREAT_CONFIDENCE)
+                weight = memory.threat_visits * min(1.0, rate / VISIT_RATE)
+                here = _guess_factor(math.atan2(y - wy, x - wx), bearing, sign, speed)
+                _record_factor(bins, here, VISIT_DECAY, weight)
             if memory.surf_shaping and total > 0.0:
                 memory.surf_due += memory.surf_shaping * _bin_danger(
                     bins, _guess_factor(math.atan2(y - wy, x - wx), bearing, sign, speed), total

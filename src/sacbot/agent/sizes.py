@@ -81,12 +81,20 @@ class NetworkSizes:
     # guns: a linear aim hits a regular mover, the peak a dodger). What the inputs mean, so it travels with
     # the networks; no shape changes.
     wave_aim: WaveAim = "peak"
+    # Opt-in: the threat inputs' record of where the enemy's bullets hit us also counts where we were as each
+    # of its waves passed us unhit, each at this weight (a hit's is 1) times the enemy's hit rate on us over
+    # 15% (at most 1; `sacbot.agent.features.VISIT_RATE`). A gun that learns where we go (guess factors)
+    # aims by those visits, not only by its hits; a surfer that avoids them flattens its movement. What the
+    # inputs mean, so it travels with the networks; no shape changes.
+    threat_visits: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.0 < self.wave_decay <= 1.0:
             raise ValueError(f"wave_decay must lie in (0, 1], not {self.wave_decay!r}")
         if self.wave_aim not in get_args(WaveAim):
             raise ValueError(f"wave_aim must be one of {', '.join(get_args(WaveAim))}, not {self.wave_aim!r}")
+        if not 0.0 <= self.threat_visits <= 1.0:
+            raise ValueError(f"threat_visits must lie in [0, 1], not {self.threat_visits!r}")
 
     @property
     def observed_dim(self) -> int:

@@ -161,6 +161,9 @@ class BotSettings(_Strict):
     wave_decay: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
     # the wave inputs' aim entry: the histogram's peak, or it or a linear aim, whichever hit more (virtual)
     wave_aim: WaveAim | None = None
+    # the threat inputs' record: a visit's weight, where we were as an enemy wave passed us (unset: the
+    # checkpoint's, else 0: hits only)
+    threat_visits: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     # the policy's bound on log std before tanh (unset: the checkpoint's, else 2.0)
     log_std_max: float | None = Field(default=None, ge=-5.0, le=2.0, allow_inf_nan=False)
     # the entropy the temperature is tuned toward (unset: minus the action's size, -4)
@@ -209,6 +212,7 @@ class BotSettings(_Strict):
             "gun_offset": None if self.gun_offset is None else int(self.gun_offset),
             "wave_decay": self.wave_decay,
             "wave_aim": self.wave_aim,
+            "threat_visits": self.threat_visits,
             "log_std_max": self.log_std_max,
             "target_entropy": self.target_entropy,
             "behaviour_log_std_min": self.behaviour_log_std_min,

@@ -103,6 +103,7 @@ class EnvRunner:
             gun_offset=spec.sizes.gun_offset,
             wave_decay=spec.sizes.wave_decay,
             wave_aim=spec.sizes.wave_aim,
+            threat_visits=spec.sizes.threat_visits,
             threat_inputs=spec.sizes.threat_inputs,
             rounds_per_game=spec.rounds_per_game,
         )

@@ -76,6 +76,8 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             (`NetworkSizes.wave_decay`), as SACBOT_WAVE_DECAY.
         wave_aim: what the wave inputs' aim entry points at, "peak" or "virtual" (`NetworkSizes.wave_aim`),
             as SACBOT_WAVE_AIM.
+        threat_visits: the threat inputs' weight of a visit, where we were as an enemy wave passed us
+            (`NetworkSizes.threat_visits`; 0: hits only), as SACBOT_THREAT_VISITS.
         agent_id / opponent_id: the bot ids (an arena numbers bots by session id; a fidelity test matches it).
         opponent_source: called with the game's seed at every new game, returns (name, policy): the opponent
             then comes from it instead of a draw among `opponent` (`sacbot.env.league`, train-fast's league).
@@ -102,6 +104,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         threat_inputs: bool = False,
         wave_decay: float = WAVE_DECAY,
         wave_aim: WaveAim = "peak",
+        threat_visits: float = 0.0,
         agent_id: int = 1,
         opponent_id: int = 2,
         render_mode: str | None = None,
@@ -145,6 +148,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
             gun_offset=gun_offset,
             wave_decay=wave_decay,
             wave_aim=wave_aim,
+            threat_visits=threat_visits,
         )
         self._round_open = False
         self._round_abandoned = False

@@ -98,6 +98,7 @@ class FrozenActorBot(ClassicBot):
             gun_offset=sizes.gun_offset,
             wave_decay=sizes.wave_decay,
             wave_aim=sizes.wave_aim,
+            threat_visits=sizes.threat_visits,
         )
         self.hidden = actor.initial_hidden()
         self._round = 0

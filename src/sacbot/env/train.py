@@ -178,6 +178,7 @@ def train_fast(
         threat_inputs=sizes.threat_inputs,
         wave_decay=sizes.wave_decay,
         wave_aim=sizes.wave_aim,
+        threat_visits=sizes.threat_visits,
         rounds_per_game=rounds_per_game,
         opponent_source=None if league is None else league.opponent_for,
     )

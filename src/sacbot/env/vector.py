@@ -59,6 +59,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         threat_inputs: bool = False,
         wave_decay: float = WAVE_DECAY,
         wave_aim: WaveAim = "peak",
+        threat_visits: float = 0.0,
         workers: int = 0,
         step_in_parent: bool = False,
         opponent_source: Callable[[int, int], tuple[str, ClassicBot]] | None = None,
@@ -88,6 +89,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 "gun_offset": gun_offset,
                 "wave_decay": wave_decay,
                 "wave_aim": wave_aim,
+                "threat_visits": threat_visits,
                 "threat_inputs": threat_inputs,
             }
             for i in range(num_envs)

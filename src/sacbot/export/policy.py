@@ -221,7 +221,12 @@ class ExportedPolicy:
         self.description = description
         sizes = actor.sizes
         self.memory = RoundMemory(
-            800.0, 600.0, gun_offset=sizes.gun_offset, wave_decay=sizes.wave_decay, wave_aim=sizes.wave_aim
+            800.0,
+            600.0,
+            gun_offset=sizes.gun_offset,
+            wave_decay=sizes.wave_decay,
+            wave_aim=sizes.wave_aim,
+            threat_visits=sizes.threat_visits,
         )
         self.hidden = actor.initial_hidden()
         self.state: np.ndarray | None = None  # the last observation and action (diagnostics, tests)

@@ -118,6 +118,7 @@ class AgentFeatures:
             gun_offset=sizes.gun_offset,
             wave_decay=sizes.wave_decay,
             wave_aim=sizes.wave_aim,
+            threat_visits=sizes.threat_visits,
         )
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:

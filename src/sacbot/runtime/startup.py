@@ -138,6 +138,15 @@ def wave_aim_for(setting: WaveAim | None, meta: CheckpointMeta | None) -> WaveAi
     return NetworkSizes().wave_aim
 
 
+def threat_visits_for(setting: float | None, meta: CheckpointMeta | None) -> float:
+    """The weight of a visit in the threat inputs' record (`NetworkSizes.threat_visits`): SACBOT_THREAT_VISITS
+    when set, else what the checkpoint's networks were built with, else the default (hits only)."""
+    if setting is not None:
+        return setting
+    trained = _finite_number(meta.network_sizes.get("threat_visits")) if meta is not None else None
+    return trained if trained is not None and 0.0 <= trained <= 1.0 else NetworkSizes().threat_visits
+
+
 def target_entropy_for(setting: float | None, meta: CheckpointMeta | None) -> float | None:
     """The entropy the temperature is tuned toward (`TrainerConfig.target_entropy`): SACBOT_TARGET_ENTROPY
     when set, else the one the checkpoint was trained with (its `extra`), else None: the trainer's default."""
@@ -170,6 +179,11 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
         lines.append(f"wave inputs' decay {sizes.wave_decay:g}: their record follows the enemy's last waves")
     if sizes.wave_inputs and sizes.wave_aim == "virtual":
         lines.append("wave inputs' aim virtual: the peak or a linear aim, whichever hit more of our waves")
+    if sizes.threat_inputs and sizes.threat_visits > 0.0:
+        lines.append(
+            f"threat inputs' visits {sizes.threat_visits:g}: their record also holds where we were as the"
+            " enemy's waves passed us, as far as its bullets hit us"
+        )
     if sizes.log_std_max != NetworkSizes().log_std_max and training:
         lines.append(f"log std bound {sizes.log_std_max:g}: sampled actions stay nearer the mean")
     return lines
@@ -221,7 +235,10 @@ def trainer_said(config: TrainerConfig, updates: int, started: str) -> list[str]
             how += ", only where the critics rate the teacher's action higher"
         lines.append(f"kickstart {config.kickstart:g}: the actor's loss also pulls toward the teacher{how}")
         if config.teacher_surf:
-            lines.append("surfing teacher: its speed goes where the enemy's bullets have hit us least")
+            least = "where the enemy's bullets have hit us least"
+            if config.sizes.threat_inputs and config.sizes.threat_visits > 0.0:
+                least += ", and we have been least as its waves passed"
+            lines.append(f"surfing teacher: its speed goes {least}")
         if config.teacher_gun == "wave":
             aim = "likeliest guess factor"
             if config.sizes.wave_aim == "virtual":
@@ -235,7 +252,8 @@ def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> 
     inputs SACBOT_ANGLE_INPUTS, SACBOT_ENERGY_INPUTS, SACBOT_LEAD_INPUTS, SACBOT_WAVE_INPUTS,
     SACBOT_THREAT_INPUTS and SACBOT_BULLET_INPUTS ask for, else those the checkpoint was built with; the
     gun entry's meaning (`gun_offset_for`); the log-std bound of SACBOT_LOG_STD_MAX, the wave inputs' decay
-    of SACBOT_WAVE_DECAY and their aim of SACBOT_WAVE_AIM, each else the checkpoint's."""
+    of SACBOT_WAVE_DECAY and their aim of SACBOT_WAVE_AIM, the threat inputs' visits of SACBOT_THREAT_VISITS,
+    each else the checkpoint's."""
     return NetworkSizes(
         angle_inputs=input_flag_for("angle_inputs", settings.angle_inputs, meta),
         energy_inputs=input_flag_for("energy_inputs", settings.energy_inputs, meta),
@@ -247,6 +265,7 @@ def network_sizes_for(settings: SacbotSettings, meta: CheckpointMeta | None) -> 
         log_std_max=log_std_max_for(settings.log_std_max, meta),
         wave_decay=wave_decay_for(settings.wave_decay, meta),
         wave_aim=wave_aim_for(settings.wave_aim, meta),
+        threat_visits=threat_visits_for(settings.threat_visits, meta),
     )
 
 
