@@ -183,11 +183,12 @@ class RoundMemory:
     wave_previous_aims: tuple[float, float] = (0.0, 0.0)
     # The threat inputs' record (`threat_inputs`): the enemy's waves in flight (origin x and y, the turn
     # fired, bullet speed, bearing from the origin to us then in radians, our sideways direction about the
-    # origin then); the game's histogram of the guess factors its bullets hit us at (decayed weights); the
-    # remembered enemy's id, energy and position at its last scan before this tick; the change to its energy
-    # that bullet hits made since that scan (a turn's scans come before its bullet hits, so the next scan
-    # shows them); our own sideways direction about it last tick. The seventh entry of a wave is 1 once it
-    # has reached us (the surf shaping prices each wave once).
+    # origin then); the game's histogram of the guess factors its bullets hit us at (decayed weights; with
+    # `threat_visits` also where we were as its waves passed us unhit); the remembered enemy's id, energy
+    # and position at its last scan before this tick; the change to its energy that bullet hits made since
+    # that scan (a turn's scans come before its bullet hits, so the next scan shows them); our own sideways
+    # direction about it last tick. The seventh entry of a wave is 1 once it has reached us (the surf
+    # shaping prices each wave once).
     threats: list[tuple[float, float, float, float, float, float, float]] = field(default_factory=list)
     threat_bins: list[float] = field(default_factory=lambda: [0.0] * WAVE_BINS)
     threat_enemy_id: int = -1
