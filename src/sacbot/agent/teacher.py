@@ -185,9 +185,10 @@ def surf_movement(
     the sideways distance it covers about the enemy turned into a guess factor on the wave, and the option
     whose factor lands where the hit histogram (neighbours at half weight) is lowest is taken (ties: going
     on; with `NetworkSizes.threat_visits` the histogram also holds where we were as the enemy's waves passed,
-    so the lowest is also where we have been least). The direction is the sign of the factor's change since the step before, against our sideways
-    speed, taken on steps that follow the same wave and kept while it lasts (unknown at the sequence's
-    first step and at each new wave until we move). The turn is `base`'s."""
+    so the lowest is also where we have been least). The direction is the sign of the factor's change since
+    the step before, against our sideways speed, taken on steps that follow the same wave and kept while it
+    lasts (unknown at the sequence's first step and at each new wave until we move). The turn is `base`'s.
+    """
     th = obs[..., threat_at : threat_at + 6 + WAVE_BINS]
     has_wave, has_hits = th[..., 0] > 0.0, th[..., 4] > 0.0
     left, factor = th[..., 1] * THREAT_HORIZON, th[..., 2]
