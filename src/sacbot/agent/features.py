@@ -830,17 +830,15 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
             continue
         if left <= 0.0 and not reached:  # its bullet lands now, if it was aimed where we are
             wave = (wx, wy, fired, speed, bearing, sign, 1.0)
+            here = _guess_factor(math.atan2(y - wy, x - wx), bearing, sign, speed)  # once a wave
             if memory.threat_visits > 0.0:  # it missed: where we were, by the enemy's hit rate
                 memory.threat_passed = memory.threat_passed * WAVE_DECAY + 1.0
                 memory.threat_hits *= WAVE_DECAY
                 rate = memory.threat_hits / (memory.threat_passed + THREAT_CONFIDENCE)
                 weight = memory.threat_visits * min(1.0, rate / VISIT_RATE)
-                here = _guess_factor(math.atan2(y - wy, x - wx), bearing, sign, speed)
                 _record_factor(bins, here, VISIT_DECAY, weight)
             if memory.surf_shaping and total > 0.0:
-                memory.surf_due += memory.surf_shaping * _bin_danger(
-                    bins, _guess_factor(math.atan2(y - wy, x - wx), bearing, sign, speed), total
-                )
+                memory.surf_due += memory.surf_shaping * _bin_danger(bins, here, total)
         kept.append(wave)
         if left < soonest:
             soonest = left
