@@ -64,13 +64,7 @@ def duel_env(sizes: NetworkSizes, opponent: str, rounds: int) -> TankRoyaleEnv:
         radar_mode="lock",
         max_turns=3000,
         rounds_per_game=rounds,
-        wave_inputs=sizes.wave_inputs,
-        threat_inputs=sizes.threat_inputs,
-        bullet_inputs=sizes.bullet_inputs,
-        gun_offset=sizes.gun_offset,
-        wave_decay=sizes.wave_decay,
-        wave_aim=sizes.wave_aim,
-        threat_visits=sizes.threat_visits,
+        sizes=sizes,
     )
 
 

@@ -686,6 +686,24 @@ def test_a_hit_on_us_records_our_guess_factor_by_the_bullet_and_lasts_the_game()
     assert m.threat_bins == [0.0] * 9
 
 
+def test_a_memory_for_sizes_keeps_its_records_by_their_meanings() -> None:
+    """`RoundMemory.for_sizes` takes the gun entry's meaning, the wave record's decay and aim and the threat
+    record's visits from the networks' sizes, the shapings and the arena from its arguments."""
+    sizes = NetworkSizes(gun_offset=True, wave_decay=0.5, wave_aim="virtual", threat_visits=0.3)
+    m = F.RoundMemory.for_sizes(sizes, 1000.0, 800.0, ME, aim_shaping=1.0, surf_shaping=2.0)
+    assert (m.gun_offset, m.wave_decay, m.wave_aim, m.threat_visits) == (True, 0.5, "virtual", 0.3)
+    assert (m.aim_shaping, m.close_shaping, m.surf_shaping) == (1.0, 0.0, 2.0)
+    assert (m.arena_width, m.arena_height, m.my_id) == (1000.0, 800.0, ME)
+    plain = F.RoundMemory.for_sizes(NetworkSizes())
+    assert (plain.gun_offset, plain.wave_decay, plain.wave_aim, plain.threat_visits) == (
+        False,
+        F.WAVE_DECAY,
+        "peak",
+        0.0,
+    )
+    assert (plain.arena_width, plain.arena_height, plain.my_id) == (800.0, 600.0, None)
+
+
 @pytest.mark.parametrize("visits", [0.0, 0.3])
 def test_a_wave_that_passes_us_unhit_adds_where_we_were_by_the_enemys_hit_rate(visits: float) -> None:
     """With `threat_visits`, each enemy wave that reaches us unhit also records our guess factor on it, at

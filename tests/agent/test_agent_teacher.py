@@ -130,7 +130,9 @@ def test_the_teachers_gun_offset_entry_turns_the_gun_as_its_turn_entry_does() ->
     wherever its aim lies within 45 degrees of the bearing (the entry's reach): against Crazy, 379 of the 398
     steps with an enemy seen (its linear aim leads by more only close in, where a bot is wide)."""
     for gun_offset in (False, True):
-        env = TankRoyaleEnv("Crazy", radar_mode="lock", max_turns=400, gun_offset=gun_offset)
+        env = TankRoyaleEnv(
+            "Crazy", radar_mode="lock", max_turns=400, sizes=NetworkSizes(gun_offset=gun_offset)
+        )
         obs, _ = env.reset(seed=2)
         compared = beyond = 0
         while True:
@@ -185,7 +187,12 @@ def _filled(
     )
     rng = np.random.default_rng(0)
     waves, threats = sizes.wave_inputs, sizes.threat_inputs
-    env = TankRoyaleEnv(opponent, radar_mode="lock", max_turns=300, wave_inputs=waves, threat_inputs=threats)
+    env = TankRoyaleEnv(
+        opponent,
+        radar_mode="lock",
+        max_turns=300,
+        sizes=NetworkSizes(wave_inputs=waves, threat_inputs=threats),
+    )
     for round_seed in range(3):
         obs, _ = env.reset(seed=round_seed)
         states, actions, rewards = [obs], [], []
@@ -384,7 +391,9 @@ def test_the_surfing_teacher_reads_real_rounds_against_surfer() -> None:
     """The teacher's own play against Surfer, read as a trainer reads a window: the surfing speed departs
     from the teacher's on some steps, each of them with a wave in flight after hits, and asks for full speed
     either way or a stop."""
-    env = TankRoyaleEnv("Surfer", radar_mode="lock", max_turns=500, wave_inputs=True, threat_inputs=True)
+    env = TankRoyaleEnv(
+        "Surfer", radar_mode="lock", max_turns=500, sizes=NetworkSizes(wave_inputs=True, threat_inputs=True)
+    )
     obs, _ = env.reset(seed=3)
     seen = [obs]
     while True:

@@ -9,6 +9,7 @@ import torch
 from gymnasium.utils.env_checker import check_env
 
 import sacbot.env
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.agent.teacher import teacher_action
 from sacbot.env import ENV_ID, TankRoyaleEnv, VecTankRoyaleEnv
 from sacbot.errors import UserError
@@ -206,10 +207,12 @@ def test_worker_processes_give_the_same_results_as_in_process() -> None:
 
 
 def test_bullet_inputs_follow_the_state_and_the_same_round_is_played() -> None:
-    """`bullet_inputs=True` appends the critics' 18 inputs; the 17 state entries, rewards and the round stay
-    those of the plain env. Our own bullets show up in them once the bot fires at the enemy it has seen."""
+    """Sizes with `bullet_inputs` append the critics' 18 inputs (the registered id takes the sizes too); the
+    17 state entries, rewards and the round stay those of the plain env. Our own bullets show up in them once
+    the bot fires at the enemy it has seen."""
     plain = play_round(TankRoyaleEnv("Target"), seed=5, action_seed=9)
-    env = TankRoyaleEnv("Target", bullet_inputs=True)
+    env = gymnasium.make(ENV_ID, opponent="Target", sizes=NetworkSizes(bullet_inputs=True)).unwrapped
+    assert isinstance(env, TankRoyaleEnv)
     assert env.observation_space.shape == (35,)
     wide = play_round(env, seed=5, action_seed=9)
     assert len(wide[0]) == len(plain[0]) and wide[1] == plain[1]
@@ -220,14 +223,16 @@ def test_bullet_inputs_follow_the_state_and_the_same_round_is_played() -> None:
 
 
 def test_wave_inputs_sit_between_the_state_and_the_bullet_inputs_and_last_the_game() -> None:
-    """`wave_inputs=True` adds the 12 wave inputs after the state (the bullet inputs after them); the state,
-    rewards and round stay those of the plain env. The record goes on into the game's next round and starts
-    again with a new game."""
+    """Sizes with `wave_inputs` add the 12 wave inputs after the state (the bullet inputs after them); the
+    state, rewards and round stay those of the plain env. The record goes on into the game's next round and
+    starts again with a new game."""
     plain = play_round(TankRoyaleEnv("Walls"), seed=5, action_seed=9)
-    env = TankRoyaleEnv("Walls", wave_inputs=True, bullet_inputs=True)
+    env = TankRoyaleEnv("Walls", sizes=NetworkSizes(wave_inputs=True, bullet_inputs=True))
     assert env.observation_space.shape == (47,)
     wide = play_round(env, seed=5, action_seed=9)
-    bullets = play_round(TankRoyaleEnv("Walls", bullet_inputs=True), seed=5, action_seed=9)
+    bullets = play_round(
+        TankRoyaleEnv("Walls", sizes=NetworkSizes(bullet_inputs=True)), seed=5, action_seed=9
+    )
     assert len(wide[0]) == len(plain[0]) and wide[1] == plain[1]
     assert all(np.array_equal(w[:17], p) for w, p in zip(wide[0], plain[0], strict=True))
     assert all(np.array_equal(w[29:], b[17:]) for w, b in zip(wide[0], bullets[0], strict=True))
@@ -244,7 +249,12 @@ def test_threat_inputs_see_the_enemys_real_shots_and_where_its_bullets_hit() -> 
     """`threat_inputs=True` adds the 15 threat inputs after the wave inputs. Against a bot that fires every
     few turns, the waves the bot infers from energy drops match the engine's own bullets of that bot, shot
     for shot (speed and turn), and its hits on us enter the record; the state stays that of the plain env."""
-    env = TankRoyaleEnv("Gunner", radar_mode="lock", wave_inputs=True, threat_inputs=True, rounds_per_game=3)
+    env = TankRoyaleEnv(
+        "Gunner",
+        radar_mode="lock",
+        sizes=NetworkSizes(wave_inputs=True, threat_inputs=True),
+        rounds_per_game=3,
+    )
     assert env.observation_space.shape == (17 + 12 + 15,)
     obs, _ = env.reset(seed=3)
     fired: list[tuple[int, int, float]] = []  # the engine's: (round, turn, speed) of the enemy's new bullets
@@ -282,7 +292,9 @@ def test_worker_processes_carry_the_bullet_inputs() -> None:
     actions = np.random.default_rng(4).uniform(-1, 1, (200, 3, 4)).astype(np.float32)
     traces = []
     for workers in (0, 1):
-        vec = VecTankRoyaleEnv(3, "Target,SpinBot", workers=workers, step_in_parent=True, bullet_inputs=True)
+        vec = VecTankRoyaleEnv(
+            3, "Target,SpinBot", workers=workers, step_in_parent=True, sizes=NetworkSizes(bullet_inputs=True)
+        )
         obs, _ = vec.reset(seed=2)
         trace = [obs]
         for batch in actions:

@@ -36,9 +36,11 @@ def test_the_environments_record_the_visits_with_the_networks_weight() -> None:
     """Every environment train-fast steps builds its memory with the networks' weight: against Gunner,
     driving in circles that turn back every 20 turns, its waves reach us and, once it has hit us, the ones
     that miss add where we were."""
-    envs = VecTankRoyaleEnv(2, "Gunner", radar_mode="lock", threat_inputs=True, threat_visits=0.3)
+    envs = VecTankRoyaleEnv(
+        2, "Gunner", radar_mode="lock", sizes=NetworkSizes(threat_inputs=True, threat_visits=0.3)
+    )
     assert [env.memory.threat_visits for env in envs.envs] == [0.3, 0.3]
-    plain = TankRoyaleEnv("Gunner", radar_mode="lock", threat_inputs=True)
+    plain = TankRoyaleEnv("Gunner", radar_mode="lock", sizes=NetworkSizes(threat_inputs=True))
     assert plain.memory.threat_visits == 0.0
     plain.close()
     envs.reset(seed=4)

@@ -70,7 +70,12 @@ def test_the_setting_builds_the_networks_and_a_run_keeps_it(
 
 def _wave_confidences(decay: float) -> np.ndarray:
     """The wave inputs' confidence on each of 600 turns against SpinBot, firing whenever the gun is cool."""
-    env = TankRoyaleEnv("SpinBot", radar_mode="lock", wave_inputs=True, wave_decay=decay, rounds_per_game=3)
+    env = TankRoyaleEnv(
+        "SpinBot",
+        radar_mode="lock",
+        sizes=NetworkSizes(wave_inputs=True, wave_decay=decay),
+        rounds_per_game=3,
+    )
     obs, _ = env.reset(seed=4)
     assert env.memory.wave_decay == decay
     seen = []
@@ -93,9 +98,11 @@ def test_the_environment_records_the_waves_with_the_networks_decay() -> None:
 def test_the_environments_read_the_record_with_the_networks_aim() -> None:
     """Every environment train-fast steps (`VecTankRoyaleEnv`) builds its memory with the networks' aim:
     against SpinBot, which circles, the aim entry moves off the peak once the linear aim has hit more."""
-    envs = VecTankRoyaleEnv(2, "SpinBot", radar_mode="lock", wave_inputs=True, wave_aim="virtual")
+    envs = VecTankRoyaleEnv(
+        2, "SpinBot", radar_mode="lock", sizes=NetworkSizes(wave_inputs=True, wave_aim="virtual")
+    )
     assert [env.memory.wave_aim for env in envs.envs] == ["virtual", "virtual"]
-    plain = TankRoyaleEnv("SpinBot", radar_mode="lock", wave_inputs=True)
+    plain = TankRoyaleEnv("SpinBot", radar_mode="lock", sizes=NetworkSizes(wave_inputs=True))
     assert plain.memory.wave_aim == "peak"
     envs.reset(seed=4)
     aims = []

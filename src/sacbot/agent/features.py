@@ -130,9 +130,10 @@ class RoundMemory:
     wave inputs (`wave_inputs`), over the whole game: where the enemy was when our past shots' waves reached
     it; for the threat inputs (`threat_inputs`), where its bullets hit us.
 
-    Make one with its settings (the shapings, the gun offset, the wave decay), the arena size and our bot id
-    (GameStartedEventForBot.my_id); call `start_game()` at a game's start (`new_game()` where the arena and
-    the id stay) and `new_round()` at every round start.
+    Make one with its settings (the shapings, the gun offset, the wave decay; `for_sizes` takes the networks'
+    meanings from their `NetworkSizes`), the arena size and our bot id (GameStartedEventForBot.my_id); call
+    `start_game()` at a game's start (`new_game()` where the arena and the id stay) and `new_round()` at every
+    round start.
     """
 
     arena_width: float
@@ -204,6 +205,33 @@ class RoundMemory:
 
     def __post_init__(self) -> None:
         self.diagonal = math.hypot(self.arena_width, self.arena_height)
+
+    @classmethod
+    def for_sizes(
+        cls,
+        sizes: NetworkSizes,
+        arena_width: float = 800.0,
+        arena_height: float = 600.0,
+        my_id: int | None = None,
+        *,
+        aim_shaping: float = 0.0,
+        close_shaping: float = 0.0,
+        surf_shaping: float = 0.0,
+    ) -> RoundMemory:
+        """A memory that keeps its records with the meanings the networks of `sizes` read them by (the gun
+        entry, the wave record's decay and aim, the threat record's visits), and these shapings."""
+        return cls(
+            arena_width,
+            arena_height,
+            my_id,
+            aim_shaping=aim_shaping,
+            close_shaping=close_shaping,
+            surf_shaping=surf_shaping,
+            gun_offset=sizes.gun_offset,
+            wave_decay=sizes.wave_decay,
+            wave_aim=sizes.wave_aim,
+            threat_visits=sizes.threat_visits,
+        )
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int | None) -> None:
         """A new game in an arena of this size, our bot id this one; the memory's settings stay."""

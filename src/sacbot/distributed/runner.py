@@ -98,13 +98,7 @@ class EnvRunner:
             aim_shaping=spec.aim_shaping,
             close_shaping=spec.close_shaping,
             surf_shaping=spec.surf_shaping,
-            wave_inputs=spec.sizes.wave_inputs,
-            bullet_inputs=spec.sizes.bullet_inputs,
-            gun_offset=spec.sizes.gun_offset,
-            wave_decay=spec.sizes.wave_decay,
-            wave_aim=spec.sizes.wave_aim,
-            threat_visits=spec.sizes.threat_visits,
-            threat_inputs=spec.sizes.threat_inputs,
+            sizes=spec.sizes,
             rounds_per_game=spec.rounds_per_game,
         )
         self.actor: Any = None

@@ -30,8 +30,7 @@ from sacbot.agent.features import (
     shaping_problem,
     stored_observation,
 )
-from sacbot.agent.options import WaveAim
-from sacbot.agent.sizes import WAVE_DECAY, NetworkSizes
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.engine import Game, Participant, game_setup_for
 from sacbot.env.stepping import advance
 from sacbot.env.ticks import tick_view
@@ -64,20 +63,14 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         close_shaping: k of the opt-in closing-in shaping (the same module), as SACBOT_CLOSE_SHAPING; 0 = off.
         surf_shaping: k of the opt-in surf shaping (the same module), as SACBOT_SURF_SHAPING; 0 = off. It
             reads the threat inputs' record, so it needs `threat_inputs`.
-        wave_inputs: observations also carry the wave inputs after the 17 state entries
-            (`sacbot.agent.features.wave_inputs`, `NetworkSizes.wave_inputs`): 12 more entries.
-        threat_inputs: ... then the threat inputs (`sacbot.agent.features.threat_inputs`,
-            `NetworkSizes.threat_inputs`): 15 more.
-        bullet_inputs: ... and then the critics' own inputs (`sacbot.agent.features.bullet_inputs`,
-            `NetworkSizes.bullet_inputs`): 18 more (the width is `NetworkSizes.stored_dim`).
-        gun_offset: the action's gun entry is where the gun points from the enemy's bearing, not a turn
-            (`sacbot.agent.features.action_to_intent`, `NetworkSizes.gun_offset`), as SACBOT_GUN_OFFSET.
-        wave_decay: how the wave inputs' histogram forgets, each wave's weight of the next
-            (`NetworkSizes.wave_decay`), as SACBOT_WAVE_DECAY.
-        wave_aim: what the wave inputs' aim entry points at, "peak" or "virtual" (`NetworkSizes.wave_aim`),
-            as SACBOT_WAVE_AIM.
-        threat_visits: the threat inputs' weight of a visit, where we were as an enemy wave passed us
-            (`NetworkSizes.threat_visits`; 0: hits only), as SACBOT_THREAT_VISITS.
+        sizes: what the networks read (`NetworkSizes`; default: the 17 state entries): observations carry
+            the wave inputs after the state with `wave_inputs` (12 more entries,
+            `sacbot.agent.features.wave_inputs`), then the threat inputs with `threat_inputs` (15 more,
+            `sacbot.agent.features.threat_inputs`), then the critics' own inputs with `bullet_inputs` (18
+            more, `sacbot.agent.features.bullet_inputs`; the width is `NetworkSizes.stored_dim`); the memory
+            keeps its records with the meanings the networks read them by (`RoundMemory.for_sizes`: the gun
+            entry read as an offset with `gun_offset`, `wave_decay`, `wave_aim`, `threat_visits`), as
+            `sacbot play` does with the same sizes.
         agent_id / opponent_id: the bot ids (an arena numbers bots by session id; a fidelity test matches it).
         opponent_source: called with the game's seed at every new game, returns (name, policy): the opponent
             then comes from it instead of a draw among `opponent` (`sacbot.env.league`, train-fast's league).
@@ -98,13 +91,7 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         aim_shaping: float = 0.0,
         close_shaping: float = 0.0,
         surf_shaping: float = 0.0,
-        wave_inputs: bool = False,
-        bullet_inputs: bool = False,
-        gun_offset: bool = False,
-        threat_inputs: bool = False,
-        wave_decay: float = WAVE_DECAY,
-        wave_aim: WaveAim = "peak",
-        threat_visits: float = 0.0,
+        sizes: NetworkSizes | None = None,
         agent_id: int = 1,
         opponent_id: int = 2,
         render_mode: str | None = None,
@@ -125,30 +112,28 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.radar_mode: RadarMode = radar_mode
         self.max_turns = max_turns
         self.agent_id, self.opponent_id = agent_id, opponent_id
-        self.wave_inputs, self.threat_inputs, self.bullet_inputs = wave_inputs, threat_inputs, bullet_inputs
-        self.obs_dim = NetworkSizes(
-            wave_inputs=wave_inputs, threat_inputs=threat_inputs, bullet_inputs=bullet_inputs
-        ).stored_dim
+        sizes = NetworkSizes() if sizes is None else sizes
+        self.sizes = sizes
+        self.wave_inputs, self.threat_inputs = sizes.wave_inputs, sizes.threat_inputs
+        self.bullet_inputs = sizes.bullet_inputs
+        self.obs_dim = sizes.stored_dim
         self.observation_space = gym.spaces.Box(-1.0, 1.0, (self.obs_dim,), np.float32)
         self.action_space = gym.spaces.Box(-1.0, 1.0, (ACTION_DIM,), np.float32)
         self.game: Game | None = None
         self.opponent: ClassicBot | None = None
         self.opponent_name = self.opponents[0]
         self.opponent_source = opponent_source
-        problem = shaping_problem(aim_shaping, close_shaping, surf_shaping, threat_inputs)
+        problem = shaping_problem(aim_shaping, close_shaping, surf_shaping, sizes.threat_inputs)
         if problem is not None:
             raise UserError(problem, exit_code=2)
-        self.memory = RoundMemory(
+        self.memory = RoundMemory.for_sizes(
+            sizes,
             float(self.setup.arena_width),
             float(self.setup.arena_height),
             agent_id,
             aim_shaping=aim_shaping,
             close_shaping=close_shaping,
             surf_shaping=surf_shaping,
-            gun_offset=gun_offset,
-            wave_decay=wave_decay,
-            wave_aim=wave_aim,
-            threat_visits=threat_visits,
         )
         self._round_open = False
         self._round_abandoned = False

@@ -91,15 +91,7 @@ class FrozenActorBot(ClassicBot):
         self.actor = actor
         self.label = label
         self.radar_mode: RadarMode = radar_mode
-        sizes = actor.sizes
-        self.memory = RoundMemory(
-            self.arena_width,
-            self.arena_height,
-            gun_offset=sizes.gun_offset,
-            wave_decay=sizes.wave_decay,
-            wave_aim=sizes.wave_aim,
-            threat_visits=sizes.threat_visits,
-        )
+        self.memory = RoundMemory.for_sizes(actor.sizes, self.arena_width, self.arena_height)
         self.hidden = actor.initial_hidden()
         self._round = 0
 

@@ -5,8 +5,9 @@ observation of its next round in row i and puts the finished round's last observ
 `infos["final_obs"][i]` / `infos["final_info"][i]` (masks `_final_obs`, `_final_info`), as Gymnasium's
 `AutoresetMode.SAME_STEP` does. Arena i plays opponent `opponents[i % len(opponents)]`, so a list of opponents
 is spread evenly; with `opponent_source(i, seed)` each new game of arena i asks it for its opponent instead
-(train-fast's league, `sacbot.env.league`; in-process arenas only). Per step it allocates only the returned
-arrays; infos stay empty until a round ends.
+(train-fast's league, `sacbot.env.league`; in-process arenas only). Every arena observes what networks of
+`sizes` read (`TankRoyaleEnv`). Per step it allocates only the returned arrays; infos stay empty until a round
+ends.
 
 `workers=0` steps every arena in this process; `workers=k` spreads them over k worker processes
 (`sacbot.env.workers`), for machines with more than one core. With `step_in_parent=True` this process steps a
@@ -26,8 +27,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from sacbot.agent.features import RadarMode
-from sacbot.agent.options import WaveAim
-from sacbot.agent.sizes import WAVE_DECAY
+from sacbot.agent.sizes import NetworkSizes
 from sacbot.env.arena_env import TankRoyaleEnv, parse_opponents
 from sacbot.env.workers import WorkerPool
 from sacbot.errors import UserError
@@ -53,13 +53,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         aim_shaping: float = 0.0,
         close_shaping: float = 0.0,
         surf_shaping: float = 0.0,
-        wave_inputs: bool = False,
-        bullet_inputs: bool = False,
-        gun_offset: bool = False,
-        threat_inputs: bool = False,
-        wave_decay: float = WAVE_DECAY,
-        wave_aim: WaveAim = "peak",
-        threat_visits: float = 0.0,
+        sizes: NetworkSizes | None = None,
         workers: int = 0,
         step_in_parent: bool = False,
         opponent_source: Callable[[int, int], tuple[str, ClassicBot]] | None = None,
@@ -84,13 +78,7 @@ class VecTankRoyaleEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 "aim_shaping": aim_shaping,
                 "close_shaping": close_shaping,
                 "surf_shaping": surf_shaping,
-                "wave_inputs": wave_inputs,
-                "bullet_inputs": bullet_inputs,
-                "gun_offset": gun_offset,
-                "wave_decay": wave_decay,
-                "wave_aim": wave_aim,
-                "threat_visits": threat_visits,
-                "threat_inputs": threat_inputs,
+                "sizes": sizes,
             }
             for i in range(num_envs)
         ]

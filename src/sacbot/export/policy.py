@@ -219,15 +219,7 @@ class ExportedPolicy:
         self.actions: ActionMode = description.actions if description is not None else "mean"
         self.deterministic, self.drawn = drawn_entries(self.actions, ACTION_DIM)
         self.description = description
-        sizes = actor.sizes
-        self.memory = RoundMemory(
-            800.0,
-            600.0,
-            gun_offset=sizes.gun_offset,
-            wave_decay=sizes.wave_decay,
-            wave_aim=sizes.wave_aim,
-            threat_visits=sizes.threat_visits,
-        )
+        self.memory = RoundMemory.for_sizes(actor.sizes)
         self.hidden = actor.initial_hidden()
         self.state: np.ndarray | None = None  # the last observation and action (diagnostics, tests)
         self.action: np.ndarray | None = None

@@ -109,16 +109,8 @@ class AgentFeatures:
         # worked out once, read every tick.
         self.observed_dim = sizes.observed_dim
         self.bullet_inputs = sizes.bullet_inputs and training
-        self.memory = RoundMemory(
-            800.0,
-            600.0,
-            aim_shaping=aim_shaping,
-            close_shaping=close_shaping,
-            surf_shaping=surf_shaping,
-            gun_offset=sizes.gun_offset,
-            wave_decay=sizes.wave_decay,
-            wave_aim=sizes.wave_aim,
-            threat_visits=sizes.threat_visits,
+        self.memory = RoundMemory.for_sizes(
+            sizes, aim_shaping=aim_shaping, close_shaping=close_shaping, surf_shaping=surf_shaping
         )
 
     def start_game(self, arena_width: float, arena_height: float, my_id: int) -> None:
