@@ -706,14 +706,17 @@ def test_a_memory_for_sizes_keeps_its_records_by_their_meanings() -> None:
 
 @pytest.mark.parametrize("visits", [0.0, 0.3])
 def test_a_wave_that_passes_us_unhit_adds_where_we_were_by_the_enemys_hit_rate(visits: float) -> None:
-    """With `threat_visits`, each enemy wave that reaches us unhit also records our guess factor on it, at
-    that weight times the enemy's hit rate on us over 15% (at most 1): nothing while it has never hit us."""
+    """With `threat_visits`, each enemy wave that reaches us unhit records our guess factor on it in a
+    histogram of visits; the inputs' shares mix it in at that weight times the enemy's hit rate on us over
+    15% (at most 1): nothing while it has never hit us. The hits' histogram and confidence stay as they
+    are."""
     m = F.RoundMemory(arena_width=W, arena_height=H, my_id=ME, threat_visits=visits)
     _threats(m, 1, 50.0)
     _threats(m, 2, 48.0)  # a power-2 wave from 400 away; we stand on its line: guess factor 0 (bin 4)
     for turn in range(3, 32):  # on us at turn 30, unhit
-        _threats(m, turn, 48.0)
-    assert m.threat_bins == [0.0] * 9  # a hit rate of 0: a visit weighs nothing
+        v = _threats(m, turn, 48.0)
+    assert m.threat_bins == [0.0] * 9 and not v[4:].any()  # no hit yet: no shares
+    assert m.threat_visits_bins == ([0.0] * 4 + [1.0] + [0.0] * 4 if visits else [0.0] * 9)
     assert m.threat_passed == (1.0 if visits else 0.0)
     escape = math.degrees(math.asin(8.0 / 17.0))
     _threats(m, 32, 47.0)  # a power-1 wave (speed 17)
@@ -725,17 +728,22 @@ def test_a_wave_that_passes_us_unhit_adds_where_we_were_by_the_enemys_hit_rate(v
     assert m.threat_bins[8] == 1.0 and len(m.threats) == 1
     turn = 57
     while len(m.threats) == 1 and turn < 90:  # until it reaches us, unhit
-        _threats(m, turn, 49.0)
+        v = _threats(m, turn, 49.0)
         turn += 1
+    assert m.threat_bins == [0.0] * 8 + [1.0]  # the hits alone, visits or not
+    assert v[4] == pytest.approx(1.0 / 4.0)  # the hits' confidence: w / (w + 3)
     if not visits:
-        assert m.threat_bins == [0.0] * 8 + [1.0] and m.threat_passed == 0.0
+        assert v[5:14].tolist() == [0.0] * 8 + [1.0] and m.threat_passed == 0.0
         return
+    assert m.threat_visits_bins == pytest.approx([0, 0, 0, 0, 1.99, 0, 0, 0, 0])  # the second visit, bin 4
     # The hit rate: hits over waves that reached us (each decayed 0.97 a wave) with 3 waves more below.
     rate = 0.97 / (0.97 + 1.0 + 3.0)
     assert rate > 0.15  # the full weight
-    assert m.threat_bins == pytest.approx([0, 0, 0, 0, visits, 0, 0, 0, 0.99])
+    shares = [0, 0, 0, 0, visits / (1 + visits), 0, 0, 0, 1 / (1 + visits)]
+    assert v[5:14] == pytest.approx(shares, abs=1e-6)
     m.new_game()
     assert (m.threat_passed, m.threat_hits, m.threat_bins) == (0.0, 0.0, [0.0] * 9)
+    assert m.threat_visits_bins == [0.0] * 9
 
 
 def _surf_memory(k: float, bins: list[float]) -> F.RoundMemory:

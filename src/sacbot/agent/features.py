@@ -184,12 +184,11 @@ class RoundMemory:
     wave_previous_aims: tuple[float, float] = (0.0, 0.0)
     # The threat inputs' record (`threat_inputs`): the enemy's waves in flight (origin x and y, the turn
     # fired, bullet speed, bearing from the origin to us then in radians, our sideways direction about the
-    # origin then); the game's histogram of the guess factors its bullets hit us at (decayed weights; with
-    # `threat_visits` also where we were as its waves passed us unhit); the remembered enemy's id, energy
-    # and position at its last scan before this tick; the change to its energy that bullet hits made since
-    # that scan (a turn's scans come before its bullet hits, so the next scan shows them); our own sideways
-    # direction about it last tick. The seventh entry of a wave is 1 once it has reached us (the surf
-    # shaping prices each wave once).
+    # origin then); the game's histogram of the guess factors its bullets hit us at (decayed weights); the
+    # remembered enemy's id, energy and position at its last scan before this tick; the change to its energy
+    # that bullet hits made since that scan (a turn's scans come before its bullet hits, so the next scan
+    # shows them); our own sideways direction about it last tick. The seventh entry of a wave is 1 once it
+    # has reached us (the surf shaping prices each wave once).
     threats: list[tuple[float, float, float, float, float, float, float]] = field(default_factory=list)
     threat_bins: list[float] = field(default_factory=lambda: [0.0] * WAVE_BINS)
     threat_enemy_id: int = -1
@@ -199,9 +198,11 @@ class RoundMemory:
     threat_pending: float = 0.0
     threat_sign: float = 1.0
     # With `threat_visits`: the decayed counts of the enemy's waves that reached us unhit and of its hits on
-    # us (its hit rate, which scales the weight of a visit).
+    # us (its hit rate, which scales the visits' weight in the inputs), and the game's histogram of our guess
+    # factors as its waves passed us unhit (the visits; decayed weights, `VISIT_DECAY`).
     threat_passed: float = 0.0
     threat_hits: float = 0.0
+    threat_visits_bins: list[float] = field(default_factory=lambda: [0.0] * WAVE_BINS)
 
     def __post_init__(self) -> None:
         self.diagonal = math.hypot(self.arena_width, self.arena_height)
@@ -247,6 +248,7 @@ class RoundMemory:
         self.threat_bins = [0.0] * WAVE_BINS
         self.threat_passed = 0.0
         self.threat_hits = 0.0
+        self.threat_visits_bins = [0.0] * WAVE_BINS
         self.new_round()
 
     def new_round(self) -> None:
@@ -742,10 +744,11 @@ def wave_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None) -
 # The threat inputs' record of hits forgets as the wave record does (`WAVE_DECAY`); a bot is hit a few times
 # a round, so the record's confidence is one half at this (decayed) number of hits.
 THREAT_CONFIDENCE = 3.0
-# With `RoundMemory.threat_visits` (`NetworkSizes.threat_visits`): each enemy wave that reaches us unhit also
-# adds where we were, the record's earlier weights times `VISIT_DECAY`; its weight is `threat_visits` times
-# the enemy's hit rate on us over `VISIT_RATE` (at most 1). The hit rate: its hits over its waves that
-# reached us (both decayed by `WAVE_DECAY` a wave), `THREAT_CONFIDENCE` waves more below.
+# With `RoundMemory.threat_visits` (`NetworkSizes.threat_visits`): each enemy wave that reaches us unhit adds
+# where we were to a histogram of visits of its own, the earlier visits times `VISIT_DECAY`; the inputs'
+# shares mix it in at `threat_visits` times the enemy's hit rate on us over `VISIT_RATE` (at most 1). The hit
+# rate: its hits over its waves that reached us (both decayed by `WAVE_DECAY` a wave), `THREAT_CONFIDENCE`
+# waves more below.
 VISIT_DECAY = 0.99
 VISIT_RATE = 0.15
 # The time to a wave's arrival that the threat inputs scale to 1 (turns), and the number of waves in flight
@@ -787,11 +790,12 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
     waves, a round.
 
     With `RoundMemory.threat_visits` (`NetworkSizes.threat_visits`) above 0, each wave that reaches us unhit
-    also adds our guess factor on it (a visit), at that weight times the enemy's hit rate on us over
-    `VISIT_RATE` (at most 1), the earlier weights times `VISIT_DECAY`: the record then holds where we were as
-    its waves passed, not only where its bullets hit us, which is what a gun that counts our guess factors
-    (Surfer's, Gunner's) aims by. Against a gun that rarely hits, the visits weigh little and the record is
-    its hits, as without them.
+    adds our guess factor on it (a visit) to a second histogram (each visit weighing `VISIT_DECAY` of the
+    next), and entries 5-14 read the mix (hits share + w * visits share) / (1 + w), w that weight times the
+    enemy's hit rate on us over `VISIT_RATE` (at most 1): where we were as its waves passed, not only where
+    its bullets hit us, which is what a gun that counts our guess factors (Surfer's, Gunner's) aims by. The
+    hits' own histogram and confidence (entry 4) stay as without visits; against a gun that rarely hits, the
+    visits weigh little.
     """
     x, y, turn = memory.x, memory.y, float(memory.turn)
     me, enemy = memory.my_id, memory.enemy_id
@@ -862,9 +866,7 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
             if memory.threat_visits > 0.0:  # it missed: where we were, by the enemy's hit rate
                 memory.threat_passed = memory.threat_passed * WAVE_DECAY + 1.0
                 memory.threat_hits *= WAVE_DECAY
-                rate = memory.threat_hits / (memory.threat_passed + THREAT_CONFIDENCE)
-                weight = memory.threat_visits * min(1.0, rate / VISIT_RATE)
-                _record_factor(bins, here, VISIT_DECAY, weight)
+                _record_factor(memory.threat_visits_bins, here, VISIT_DECAY)
             if memory.surf_shaping and total > 0.0:
                 memory.surf_due += memory.surf_shaping * _bin_danger(bins, here, total)
         kept.append(wave)
@@ -879,10 +881,19 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
         values[2] = nearest_factor
     if total > 0.0:
         values[4] = total / (total + THREAT_CONFIDENCE)
+        shares = [b / total for b in bins]
+        if memory.threat_visits > 0.0 and memory.threat_passed > 0.0:  # and where we were, by its hit rate
+            rate = memory.threat_hits / (memory.threat_passed + THREAT_CONFIDENCE)
+            w = memory.threat_visits * min(1.0, rate / VISIT_RATE)
+            visited = sum(memory.threat_visits_bins)
+            shares = [
+                (a + w * b / visited) / (1.0 + w)
+                for a, b in zip(shares, memory.threat_visits_bins, strict=True)
+            ]
         for i in range(WAVE_BINS):
-            values[5 + i] = bins[i] / total
+            values[5 + i] = shares[i]
         if kept:
-            values[5 + WAVE_BINS] = bins[_factor_bin(nearest_factor)] / total
+            values[5 + WAVE_BINS] = shares[_factor_bin(nearest_factor)]
     if memory.seen:  # our sideways direction about the enemy, for the next wave
         away = math.atan2(y - memory.enemy_y, x - memory.enemy_x)
         lateral = tick.bot_state.speed * math.sin(math.radians(memory.direction) - away)
