@@ -107,23 +107,27 @@ def _finite_number(value: object) -> float | None:
     return None
 
 
+def _trained_size(meta: CheckpointMeta | None, key: str, valid: Callable[[float], bool]) -> float:
+    """The number the checkpoint's `network_sizes` recorded under `key` where `valid`, else the default's (a
+    checkpoint from before the setting recorded none: its networks read the default's meaning)."""
+    trained = _finite_number(meta.network_sizes.get(key)) if meta is not None else None
+    if trained is not None and valid(trained):
+        return trained
+    value: float = getattr(NetworkSizes(), key)
+    return value
+
+
 def log_std_max_for(setting: float | None, meta: CheckpointMeta | None) -> float:
     """The policy's bound on log std (`NetworkSizes.log_std_max`): SACBOT_LOG_STD_MAX when set, else the one
     the checkpoint was trained with, else the default."""
-    if setting is not None:
-        return setting
-    trained = _finite_number(meta.network_sizes.get("log_std_max")) if meta is not None else None
-    return NetworkSizes().log_std_max if trained is None else trained
+    return setting if setting is not None else _trained_size(meta, "log_std_max", lambda _: True)
 
 
 def wave_decay_for(setting: float | None, meta: CheckpointMeta | None) -> float:
     """How the wave inputs' histogram forgets (`NetworkSizes.wave_decay`): SACBOT_WAVE_DECAY when set, else
     the one the checkpoint's networks were built with, else the default (a checkpoint from before the
     setting recorded none: its networks read the default's record)."""
-    if setting is not None:
-        return setting
-    trained = _finite_number(meta.network_sizes.get("wave_decay")) if meta is not None else None
-    return trained if trained is not None and 0.0 < trained <= 1.0 else NetworkSizes().wave_decay
+    return setting if setting is not None else _trained_size(meta, "wave_decay", lambda v: 0.0 < v <= 1.0)
 
 
 def wave_aim_for(setting: WaveAim | None, meta: CheckpointMeta | None) -> WaveAim:
@@ -141,10 +145,7 @@ def wave_aim_for(setting: WaveAim | None, meta: CheckpointMeta | None) -> WaveAi
 def threat_visits_for(setting: float | None, meta: CheckpointMeta | None) -> float:
     """The weight of a visit in the threat inputs' record (`NetworkSizes.threat_visits`): SACBOT_THREAT_VISITS
     when set, else what the checkpoint's networks were built with, else the default (hits only)."""
-    if setting is not None:
-        return setting
-    trained = _finite_number(meta.network_sizes.get("threat_visits")) if meta is not None else None
-    return trained if trained is not None and 0.0 <= trained <= 1.0 else NetworkSizes().threat_visits
+    return setting if setting is not None else _trained_size(meta, "threat_visits", lambda v: 0.0 <= v <= 1.0)
 
 
 def target_entropy_for(setting: float | None, meta: CheckpointMeta | None) -> float | None:
