@@ -113,7 +113,6 @@ class TankRoyaleEnv(gym.Env[np.ndarray, np.ndarray]):
         self.max_turns = max_turns
         self.agent_id, self.opponent_id = agent_id, opponent_id
         sizes = NetworkSizes() if sizes is None else sizes
-        self.sizes = sizes
         self.wave_inputs, self.threat_inputs = sizes.wave_inputs, sizes.threat_inputs
         self.bullet_inputs = sizes.bullet_inputs
         self.obs_dim = sizes.stored_dim

@@ -182,8 +182,8 @@ def sizes_said(sizes: NetworkSizes, training: bool) -> list[str]:
         lines.append("wave inputs' aim virtual: the peak or a linear aim, whichever hit more of our waves")
     if sizes.threat_inputs and sizes.threat_visits > 0.0:
         lines.append(
-            f"threat inputs' visits {sizes.threat_visits:g}: their record also holds where we were as the"
-            " enemy's waves passed us, as far as its bullets hit us"
+            f"threat inputs' visits {sizes.threat_visits:g}: they also read where we were as the enemy's"
+            " waves passed us, as far as its bullets hit us"
         )
     if sizes.log_std_max != NetworkSizes().log_std_max and training:
         lines.append(f"log std bound {sizes.log_std_max:g}: sampled actions stay nearer the mean")
