@@ -153,8 +153,8 @@ class SacbotSettings(BaseSettings):
     # "virtual" (the peak or a linear aim, whichever would have hit more of our past waves); None: what the
     # checkpoint was built with.
     wave_aim: WaveAim | None = None
-    # Opt-in: the weight of a visit in the threat inputs' record, where we were as an enemy wave passed us
-    # unhit (`NetworkSizes.threat_visits`; 0 by default: hits only); None: what the checkpoint was built with.
+    # Opt-in: the visits' weight in the threat inputs' shares, where we were as enemy waves passed us unhit
+    # (`NetworkSizes.threat_visits`; 0 by default: hits only); None: what the checkpoint was built with.
     threat_visits: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
     # Opt-in: the entropy the temperature is tuned toward (`TrainerConfig.target_entropy`); None: minus the
     # action's size (-4). A tighter log-std bound lowers the entropy the policy can reach at all.

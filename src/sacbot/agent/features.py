@@ -162,7 +162,7 @@ class RoundMemory:
     gun_offset: bool = False  # the gun entry an offset from the enemy's bearing (module docstring)
     wave_decay: float = WAVE_DECAY  # the wave inputs' record: each wave's weight of the next (`wave_inputs`)
     wave_aim: WaveAim = "peak"  # what the wave inputs' aim entry points at (`NetworkSizes.wave_aim`)
-    threat_visits: float = 0.0  # the threat record's weight of a wave that passed us (`threat_inputs`)
+    threat_visits: float = 0.0  # the visits' weight in the threat inputs' shares (`threat_inputs`)
     potential: float = 0.0  # Phi of the last rewarded tick (the shapings' sum)
     diagonal: float = field(init=False, default=1.0)
     # The wave inputs' record (`wave_inputs`): the waves of our shots in flight (origin x and y, the turn
@@ -627,11 +627,11 @@ def _bin_danger(bins: list[float], factor: float, total: float) -> float:
     return (bins[i] + 0.5 * sum(bins[j] for j in (i - 1, i + 1) if 0 <= j < WAVE_BINS)) / total
 
 
-def _record_factor(bins: list[float], factor: float, decay: float = WAVE_DECAY, weight: float = 1.0) -> None:
-    """Add a guess factor to a decayed histogram: the earlier weights times `decay`, its bin plus `weight`."""
+def _record_factor(bins: list[float], factor: float, decay: float = WAVE_DECAY) -> None:
+    """Add a guess factor to a decayed histogram: the earlier weights times `decay`, its bin plus 1."""
     for i in range(WAVE_BINS):
         bins[i] *= decay
-    bins[_factor_bin(factor)] += weight
+    bins[_factor_bin(factor)] += 1.0
 
 
 def _linear_factor(memory: RoundMemory, energy: float) -> float:
@@ -862,13 +862,14 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
             continue
         if left <= 0.0 and not reached:  # its bullet lands now, if it was aimed where we are
             wave = (wx, wy, fired, speed, bearing, sign, 1.0)
-            here = _guess_factor(math.atan2(y - wy, x - wx), bearing, sign, speed)  # once a wave
-            if memory.threat_visits > 0.0:  # it missed: where we were, by the enemy's hit rate
-                memory.threat_passed = memory.threat_passed * WAVE_DECAY + 1.0
-                memory.threat_hits *= WAVE_DECAY
-                _record_factor(memory.threat_visits_bins, here, VISIT_DECAY)
-            if memory.surf_shaping and total > 0.0:
-                memory.surf_due += memory.surf_shaping * _bin_danger(bins, here, total)
+            if memory.threat_visits > 0.0 or memory.surf_shaping:  # where we are as it arrives
+                here = _guess_factor(math.atan2(y - wy, x - wx), bearing, sign, speed)
+                if memory.threat_visits > 0.0:  # it missed: a visit; its hit rate on us
+                    memory.threat_passed = memory.threat_passed * WAVE_DECAY + 1.0
+                    memory.threat_hits *= WAVE_DECAY
+                    _record_factor(memory.threat_visits_bins, here, VISIT_DECAY)
+                if memory.surf_shaping and total > 0.0:
+                    memory.surf_due += memory.surf_shaping * _bin_danger(bins, here, total)
         kept.append(wave)
         if left < soonest:
             soonest = left
@@ -881,19 +882,16 @@ def threat_inputs(tick: Any, memory: RoundMemory, out: np.ndarray | None = None)
         values[2] = nearest_factor
     if total > 0.0:
         values[4] = total / (total + THREAT_CONFIDENCE)
-        shares = [b / total for b in bins]
+        for i in range(WAVE_BINS):
+            values[5 + i] = bins[i] / total
         if memory.threat_visits > 0.0 and memory.threat_passed > 0.0:  # and where we were, by its hit rate
             rate = memory.threat_hits / (memory.threat_passed + THREAT_CONFIDENCE)
             w = memory.threat_visits * min(1.0, rate / VISIT_RATE)
             visited = sum(memory.threat_visits_bins)
-            shares = [
-                (a + w * b / visited) / (1.0 + w)
-                for a, b in zip(shares, memory.threat_visits_bins, strict=True)
-            ]
-        for i in range(WAVE_BINS):
-            values[5 + i] = shares[i]
+            for i in range(WAVE_BINS):
+                values[5 + i] = (values[5 + i] + w * memory.threat_visits_bins[i] / visited) / (1.0 + w)
         if kept:
-            values[5 + WAVE_BINS] = shares[_factor_bin(nearest_factor)]
+            values[5 + WAVE_BINS] = values[5 + _factor_bin(nearest_factor)]
     if memory.seen:  # our sideways direction about the enemy, for the next wave
         away = math.atan2(y - memory.enemy_y, x - memory.enemy_x)
         lateral = tick.bot_state.speed * math.sin(math.radians(memory.direction) - away)

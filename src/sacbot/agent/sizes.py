@@ -81,11 +81,11 @@ class NetworkSizes:
     # guns: a linear aim hits a regular mover, the peak a dodger). What the inputs mean, so it travels with
     # the networks; no shape changes.
     wave_aim: WaveAim = "peak"
-    # Opt-in: the threat inputs' record of where the enemy's bullets hit us also counts where we were as each
-    # of its waves passed us unhit, each at this weight (a hit's is 1) times the enemy's hit rate on us over
-    # 15% (at most 1; `sacbot.agent.features.VISIT_RATE`). A gun that learns where we go (guess factors)
-    # aims by those visits, not only by its hits; a surfer that avoids them flattens its movement. What the
-    # inputs mean, so it travels with the networks; no shape changes.
+    # Opt-in: the threat inputs' shares also read where we were as each enemy wave passed us unhit (a record
+    # of visits beside the hits'), mixed in at this weight times the enemy's hit rate on us over 15% (at most
+    # 1; `sacbot.agent.features.VISIT_RATE`). A gun that learns where we go (guess factors) aims by those
+    # visits, not only by its hits; a surfer that avoids them flattens its movement. What the inputs mean,
+    # so it travels with the networks; no shape changes.
     threat_visits: float = 0.0
 
     def __post_init__(self) -> None:

@@ -184,7 +184,7 @@ def surf_movement(
     stopping, our speed is stepped (speeding up 1 a turn, braking 2) for the turns until the wave arrives,
     the sideways distance it covers about the enemy turned into a guess factor on the wave, and the option
     whose factor lands where the hit histogram (neighbours at half weight) is lowest is taken (ties: going
-    on; with `NetworkSizes.threat_visits` the histogram also holds where we were as the enemy's waves passed,
+    on; with `NetworkSizes.threat_visits` the shares also mix in where we were as the enemy's waves passed,
     so the lowest is also where we have been least). The direction is the sign of the factor's change since
     the step before, against our sideways speed, taken on steps that follow the same wave and kept while it
     lasts (unknown at the sequence's first step and at each new wave until we move). The turn is `base`'s.

@@ -161,7 +161,7 @@ class BotSettings(_Strict):
     wave_decay: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
     # the wave inputs' aim entry: the histogram's peak, or it or a linear aim, whichever hit more (virtual)
     wave_aim: WaveAim | None = None
-    # the threat inputs' record: a visit's weight, where we were as an enemy wave passed us (unset: the
+    # the threat inputs' shares: the visits' weight, where we were as enemy waves passed us (unset: the
     # checkpoint's, else 0: hits only)
     threat_visits: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     # the policy's bound on log std before tanh (unset: the checkpoint's, else 2.0)

@@ -143,7 +143,7 @@ def wave_aim_for(setting: WaveAim | None, meta: CheckpointMeta | None) -> WaveAi
 
 
 def threat_visits_for(setting: float | None, meta: CheckpointMeta | None) -> float:
-    """The weight of a visit in the threat inputs' record (`NetworkSizes.threat_visits`): SACBOT_THREAT_VISITS
+    """The visits' weight in the threat inputs' shares (`NetworkSizes.threat_visits`): SACBOT_THREAT_VISITS
     when set, else what the checkpoint's networks were built with, else the default (hits only)."""
     return setting if setting is not None else _trained_size(meta, "threat_visits", lambda v: 0.0 <= v <= 1.0)
 
